@@ -1,0 +1,14 @@
+import { defineConfig } from 'tsup';
+
+// One ESM bundle for the library, with the shared core inlined (it is not published on its own), and
+// the supervisor as a separate file the host starts with `node`.
+export default defineConfig({
+  entry: { index: 'src/index.ts', supervisor: '../sandbox-core/src/supervisor/main.ts' },
+  format: ['esm'],
+  platform: 'node',
+  target: 'node22',
+  dts: { entry: { index: 'src/index.ts' } },
+  clean: true,
+  noExternal: ['@internal/sandbox-core'],
+  external: ['@ai-sdk/harness', '@ai-sdk/provider-utils', 'zod', '@anthropic-ai/sandbox-runtime'],
+});
