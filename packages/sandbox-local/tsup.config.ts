@@ -10,5 +10,7 @@ export default defineConfig({
   dts: { entry: { index: 'src/index.ts' } },
   clean: true,
   noExternal: ['@internal/sandbox-core'],
+  // The supervisor is copied into each sandbox on its own: it must not share chunks with the library.
+  splitting: false,
   external: ['@ai-sdk/harness', '@ai-sdk/provider-utils', 'zod', '@anthropic-ai/sandbox-runtime'],
 });

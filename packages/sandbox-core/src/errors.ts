@@ -87,3 +87,15 @@ export class SandboxNotFoundError extends SandboxError {
     super(message);
   }
 }
+
+/** A sandbox's saved settings (`sandbox.json`) cannot be read: hand-edited, truncated, or from elsewhere. */
+export class SandboxStateError extends SandboxError {
+  override name = 'SandboxStateError';
+  constructor(
+    message: string,
+    readonly file: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
