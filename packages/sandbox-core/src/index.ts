@@ -7,6 +7,7 @@ export { SupervisorLink, type LinkedProcess, type SupervisorTransport } from './
 export { SupervisorProcess, locateSupervisorScript } from './link/supervisor-process.js';
 export { RemoteError } from './link/remote-error.js';
 export * from './network/port-registry.js';
+export * from './network/port-forwarder.js';
 export * from './session/sandbox-commands.js';
 export * from './session/network-session.js';
 export * from './session/input-checks.js';

@@ -16,9 +16,24 @@ import {
 const isLinux = process.platform === 'linux';
 const workDirectory = mkdtempSync(join(tmpdir(), 'process-tree-test-'));
 const started = new Set<number>();
+// Every process a test starts carries this marker, so a failing test's daemons are cleaned up too.
+const runId = randomUUID();
+const runMarker = Buffer.from(`PROCESS_TREE_TEST_RUN=${runId}\0`);
 
 afterEach(() => {
-  for (const pid of started) {
+  const marked = isLinux
+    ? readdirSync('/proc')
+        .filter(name => /^\d+$/.test(name))
+        .filter(name => {
+          try {
+            return readFileSync(`/proc/${name}/environ`).includes(runMarker);
+          } catch {
+            return false;
+          }
+        })
+        .map(Number)
+    : [];
+  for (const pid of new Set([...started, ...marked])) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -41,7 +56,7 @@ interface Started {
 }
 
 function start(command: string, args: string[], tag?: string): Started {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, PROCESS_TREE_TEST_RUN: runId };
   delete env[PROCESS_TAG_VARIABLE];
   if (tag !== undefined) env[PROCESS_TAG_VARIABLE] = tag;
   const child = spawn(command, args, { env, stdio: 'ignore' });

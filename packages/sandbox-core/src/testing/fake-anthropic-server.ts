@@ -40,6 +40,8 @@ export interface RecordedRequest {
   readonly body: string;
   /** The body parsed as JSON, or undefined when it is empty or not JSON. */
   readonly json: unknown;
+  /** `Date.now()` when the body had arrived. */
+  readonly receivedAt: number;
 }
 
 /** One reply of the assistant: a single tool call or a single text block. */
@@ -129,6 +131,7 @@ export async function startFakeAnthropicServer(
         headers: req.headers,
         body,
         json: parseJson(body),
+        receivedAt: Date.now(),
       };
       requests.push(request);
       respond(request, res, reply);

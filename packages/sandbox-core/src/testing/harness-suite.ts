@@ -41,6 +41,11 @@ export interface HarnessSandboxRequest {
   readonly env: Readonly<Record<string, string>>;
   /** Base URL of the fake model API; a fenced sandbox must let Claude Code reach it. */
   readonly modelBaseUrl: string;
+  /**
+   * The fake server's self-signed certificate (PEM) when it was started with `https`. Claude Code
+   * must trust it (NODE_EXTRA_CA_CERTS) if `modelBaseUrl` is its HTTPS URL.
+   */
+  readonly modelCertificate: string | undefined;
 }
 
 export interface HarnessIntegrationOptions {
@@ -103,20 +108,25 @@ export function describeHarnessIntegration(name: string, options: HarnessIntegra
       request = {
         env: { ...HARNESS_SUITE_SANDBOX_ENV },
         modelBaseUrl: options.modelBaseUrl?.(server) ?? server.url,
+        modelCertificate: server.certificate,
       };
     });
 
     afterEach(async () => {
       // Sessions a failed test left behind would keep their bridge, and its port, alive.
+      // Only a process that still runs the bridge is killed: its pid may have been reused since.
       for (const { sandbox, session } of started.splice(0)) {
         await session.destroy().catch(() => {});
-        const meta = await readBridgeMeta(sandbox, session.sessionId).catch(() => undefined);
-        if (meta?.pid !== undefined) await sandbox.run({ command: `kill ${meta.pid} 2>/dev/null || true` });
+        const pid = await readBridgePid(sandbox, session.sessionId).catch(() => undefined);
+        if (pid === undefined) continue;
+        await Promise.resolve(
+          sandbox.run({ command: `ps -o args= -p ${pid} | grep -q bridge.mjs && kill ${pid}; true` }),
+        ).catch(() => {});
       }
     });
 
     afterAll(async () => {
-      await Promise.all(sandboxes.splice(0).map(sandbox => sandbox.destroy()));
+      await Promise.allSettled(sandboxes.splice(0).map(sandbox => sandbox.destroy()));
       await server?.close();
       if (piAgentDir !== undefined) await rm(piAgentDir, { recursive: true, force: true });
     });
@@ -133,12 +143,14 @@ export function describeHarnessIntegration(name: string, options: HarnessIntegra
             command: '/tmp/harness/claude-code/node_modules/.bin/claude --version',
           });
           expect(claude, 'the bootstrap installed the claude CLI').toMatchObject({ exitCode: 0 });
-          const bridge = await readBridgeMeta(sandbox, first.sessionId);
-          expect(bridge.port, 'the bridge listens on the first sandbox port').toBe(sandbox.ports[0]);
-          expect(await isAlive(sandbox, bridge.pid)).toBe(true);
+          const bridgePid = await readBridgePid(sandbox, first.sessionId);
+          expect(await isAlive(sandbox, bridgePid)).toBe(true);
 
           const detached = await first.detach();
-          expect(await isAlive(sandbox, bridge.pid), 'detach leaves the bridge running').toBe(true);
+          expect(detached.data, 'the bridge listens on the first sandbox port').toMatchObject({
+            bridge: { port: sandbox.ports[0] },
+          });
+          expect(await isAlive(sandbox, bridgePid), 'detach leaves the bridge running').toBe(true);
 
           const attached = await startSession(agent, sandbox, {
             sessionId: first.sessionId,
@@ -146,14 +158,14 @@ export function describeHarnessIntegration(name: string, options: HarnessIntegra
           });
           expect(attached.isResume).toBe(true);
           expect(
-            (await readBridgeMeta(sandbox, first.sessionId)).pid,
+            await readBridgePid(sandbox, first.sessionId),
             'attach reuses the live bridge rather than starting another',
-          ).toBe(bridge.pid);
+          ).toBe(bridgePid);
           await expectTurn(agent, attached, sandbox, server);
 
           await attached.stop();
           await waitUntil(
-            async () => !(await isAlive(sandbox, bridge.pid)),
+            async () => !(await isAlive(sandbox, bridgePid)),
             'the bridge to exit after stop()',
           );
         },
@@ -166,20 +178,20 @@ export function describeHarnessIntegration(name: string, options: HarnessIntegra
           const sandbox = await shared();
           const agent = claudeAgent();
           const stopped = await startSession(agent, sandbox);
-          const stoppedBridge = await readBridgeMeta(sandbox, stopped.sessionId);
+          const stoppedPid = await readBridgePid(sandbox, stopped.sessionId);
           await stopped.stop();
           await waitUntil(
-            async () => !(await isAlive(sandbox, stoppedBridge.pid)),
+            async () => !(await isAlive(sandbox, stoppedPid)),
             'the bridge to exit after stop()',
           );
 
-          // A bridge still holding the port would make this fail with EADDRINUSE.
+          // The adapter binds every bridge to the sandbox's first port: one still holding it would make
+          // this start fail with EADDRINUSE.
           const next = await startSession(agent, sandbox);
-          const bridge = await readBridgeMeta(sandbox, next.sessionId);
-          expect(bridge.port).toBe(stoppedBridge.port);
+          const nextPid = await readBridgePid(sandbox, next.sessionId);
           await next.destroy();
           await waitUntil(
-            async () => !(await isAlive(sandbox, bridge.pid)),
+            async () => !(await isAlive(sandbox, nextPid)),
             'the bridge to exit after destroy()',
           );
         },
@@ -299,17 +311,12 @@ async function expectTurn(
   for (const r of requests) expect(r.headers['x-api-key']).toBe(HARNESS_SUITE_API_KEY);
 }
 
-interface BridgeMeta {
-  readonly pid: number;
-  readonly port: number;
-  readonly state: string;
-}
-
-/** The Claude Code bridge writes its pid and port here (adapter 1.0.41 layout). */
-async function readBridgeMeta(
-  sandbox: HarnessV1NetworkSandboxSession,
-  sessionId: string,
-): Promise<BridgeMeta> {
+/**
+ * The pid of a session's Claude Code bridge, from the `bridge-meta.json` it keeps (adapter 1.0.41
+ * layout). The bridge rewrites that file from several unsynchronised writes, so it can hold one
+ * flat JSON object followed by the tail of a longer one: only the first object is read.
+ */
+async function readBridgePid(sandbox: HarnessV1NetworkSandboxSession, sessionId: string): Promise<number> {
   const path = posix.join(
     sandbox.defaultWorkingDirectory,
     '.agent-runs',
@@ -319,11 +326,9 @@ async function readBridgeMeta(
   );
   const text = await sandbox.readTextFile({ path });
   if (text === null) throw new Error(`The bridge of session ${sessionId} wrote no ${path}.`);
-  const meta = JSON.parse(text) as Partial<BridgeMeta>;
-  if (typeof meta.pid !== 'number' || typeof meta.port !== 'number') {
-    throw new Error(`${path} has no pid and port yet: ${text}`);
-  }
-  return meta as BridgeMeta;
+  const meta = JSON.parse(text.slice(0, text.indexOf('}') + 1)) as { pid?: unknown };
+  if (typeof meta.pid !== 'number') throw new Error(`${path} names no bridge pid: ${text}`);
+  return meta.pid;
 }
 
 /** Whether a process runs in the sandbox; a zombie counts as gone. */
