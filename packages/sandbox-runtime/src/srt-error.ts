@@ -14,6 +14,7 @@ import { SandboxError } from '../../sandbox-core/src/errors.js';
  * - refused: srt refused the sandbox (its configuration, its proxy, its wrapper).
  * - probe-failed: a trivial fenced command failed for a reason not recognised above.
  * - supervisor-exited: the fenced process ended (set by the layers above).
+ * - setup-failed: a setup command of the sandbox failed (set by the layers above).
  */
 export type SrtErrorReason =
   | 'missing-binary'
@@ -25,7 +26,8 @@ export type SrtErrorReason =
   | 'runtime-conflict'
   | 'refused'
   | 'probe-failed'
-  | 'supervisor-exited';
+  | 'supervisor-exited'
+  | 'setup-failed';
 
 /** srt cannot run on this host, refused the sandbox, or the fenced process stopped. */
 export class SrtError extends SandboxError {

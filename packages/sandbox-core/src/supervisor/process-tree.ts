@@ -143,18 +143,36 @@ function selectMatches(all: readonly ListedProcess[], match: SandboxProcessMatch
 /** Reads a few hundred small files at a time at most, so a busy host does not run out of descriptors. */
 const PROC_BATCH = 64;
 
+/*
+ * Under srt, /proc is mounted by bubblewrap, but srt's seccomp helper then starts the command in a
+ * PID namespace nested inside bubblewrap's. So /proc numbers processes one level up from where the
+ * supervisor runs, and a pid read there would signal some other process here. Each entry is
+ * therefore translated through the NSpid line of its status file (its pid at every level, ours
+ * last); a process with no pid at our level is outside our namespace and not ours to end.
+ */
 async function listFromProc(readTags: boolean): Promise<ListedProcess[]> {
   const names = await readdir('/proc');
   const pids = names.filter(name => /^\d+$/.test(name)).map(Number);
-  const entries: ListedProcess[] = [];
+  const depth = (await readNamespacePids('self'))?.length;
+  const raw: Array<ListedProcess & { local: number | undefined }> = [];
   for (let i = 0; i < pids.length; i += PROC_BATCH) {
-    const batch = await Promise.all(pids.slice(i, i + PROC_BATCH).map(pid => readProcEntry(pid, readTags)));
-    for (const entry of batch) if (entry !== undefined) entries.push(entry);
+    const batch = await Promise.all(pids.slice(i, i + PROC_BATCH).map(pid => readProcEntry(pid, readTags, depth)));
+    for (const entry of batch) if (entry !== undefined) raw.push(entry);
+  }
+  const localOf = new Map(raw.map(entry => [entry.pid, entry.local]));
+  const entries: ListedProcess[] = [];
+  for (const entry of raw) {
+    if (entry.local === undefined) continue;
+    entries.push({ pid: entry.local, ppid: localOf.get(entry.ppid) ?? 0, state: entry.state, tag: entry.tag });
   }
   return entries;
 }
 
-async function readProcEntry(pid: number, readTag: boolean): Promise<ListedProcess | undefined> {
+async function readProcEntry(
+  pid: number,
+  readTag: boolean,
+  depth: number | undefined,
+): Promise<(ListedProcess & { local: number | undefined }) | undefined> {
   let stat: string;
   try {
     stat = await readFile(`/proc/${pid}/stat`, 'utf8');
@@ -163,8 +181,24 @@ async function readProcEntry(pid: number, readTag: boolean): Promise<ListedProce
   }
   const parsed = parseProcStat(stat);
   if (parsed === undefined) return undefined;
-  const tag = readTag ? await readProcTag(pid) : undefined;
-  return { pid, ppid: parsed.ppid, state: parsed.state, tag };
+  let local: number | undefined = pid;
+  if (depth !== undefined) {
+    const levels = await readNamespacePids(String(pid));
+    local = levels && levels.length === depth ? levels[levels.length - 1] : undefined;
+  }
+  const tag = readTag && local !== undefined ? await readProcTag(pid) : undefined;
+  return { pid, ppid: parsed.ppid, state: parsed.state, tag, local };
+}
+
+/** The process's pid in each PID namespace it belongs to, outermost first; undefined without NSpid. */
+async function readNamespacePids(pid: string): Promise<number[] | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const line = /^NSpid:\s*(.+)$/m.exec(status)?.[1];
+    return line ? line.trim().split(/\s+/).map(Number) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

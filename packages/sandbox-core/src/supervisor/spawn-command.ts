@@ -15,7 +15,7 @@ import type { SupervisorWire } from './wire.js';
  * would block the caller for as long as the job lives, which is what breaks agents that start dev
  * servers. Output the shell wrote before exiting is already in the pipe and arrives well within this.
  */
-const QUIET_AFTER_EXIT_MS = 25;
+const QUIET_AFTER_EXIT_MS = 50;
 /** And a job that keeps printing does not hold the call open for more than this. */
 const MAX_WAIT_AFTER_EXIT_MS = 250;
 
@@ -113,7 +113,10 @@ function forward(wire: SupervisorWire, stream: number, pipe: Readable) {
           break;
         }
         const now = Date.now();
-        if (!sending && (now - lastData >= QUIET_AFTER_EXIT_MS || now - exitedAt >= MAX_WAIT_AFTER_EXIT_MS)) {
+        // Quiet is counted from the exit at the earliest: output written just before it may not have
+        // been read yet when the exit is reported, above all on a busy machine.
+        const quietFor = now - Math.max(lastData, exitedAt);
+        if (!sending && (quietFor >= QUIET_AFTER_EXIT_MS || now - exitedAt >= MAX_WAIT_AFTER_EXIT_MS)) {
           open = false;
           break;
         }

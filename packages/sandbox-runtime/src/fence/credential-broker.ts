@@ -3,7 +3,12 @@ import { validateAllowedDomains } from './domain-pattern.js';
 
 /** The part of srt's SentinelRegistry (getSentinelRegistry(); its type is not exported) used here. */
 export interface SentinelRegistryLike {
-  registerWithSentinel(name: string, sentinel: string, realValue: string, injectHosts: readonly string[]): string;
+  registerWithSentinel(
+    name: string,
+    sentinel: string,
+    realValue: string,
+    injectHosts: readonly string[],
+  ): string;
   clear(): void;
   readonly size: number;
 }
@@ -50,7 +55,9 @@ export class CredentialBroker {
   register(spec: CredentialSpec): CredentialRegistration {
     const { name, placeholder, realValue } = spec;
     if (typeof placeholder !== 'string' || placeholder.length < 8) {
-      throw new SandboxOptionsError(`The placeholder of credential ${name} must be a string of at least 8 characters.`);
+      throw new SandboxOptionsError(
+        `The placeholder of credential ${name} must be a string of at least 8 characters.`,
+      );
     }
     if (typeof realValue !== 'string' || realValue === '') {
       throw new SandboxOptionsError(`Credential ${name} has no real value.`);

@@ -1,4 +1,4 @@
-// @ts-expect-error srt's own check, not in its public types: the reference ours must not exceed.
+// srt's own check (not part of its documented API): the reference ours must not exceed.
 import { isValidAllowedDomainEntry } from '@anthropic-ai/sandbox-runtime/dist/sandbox/domain-pattern.js';
 import { describe, expect, it } from 'vitest';
 
@@ -49,12 +49,12 @@ const invalid = [
 ];
 
 describe('isValidAllowedDomain', () => {
-  it.each(valid)('accepts %j, as srt does', (entry) => {
+  it.each(valid)('accepts %j, as srt does', entry => {
     expect(isValidAllowedDomain(entry)).toBe(true);
     expect(isValidAllowedDomainEntry(entry)).toBe(true);
   });
 
-  it.each(invalid)('refuses %j', (entry) => {
+  it.each(invalid)('refuses %j', entry => {
     expect(isValidAllowedDomain(entry)).toBe(false);
   });
 });
@@ -66,6 +66,8 @@ describe('validateAllowedDomains', () => {
 
   it('names every bad entry and says what srt accepts', () => {
     expect(() => validateAllowedDomains(['ok.com', '*', 'https://x.org'])).toThrow(SandboxOptionsError);
-    expect(() => validateAllowedDomains(['ok.com', '*', 'https://x.org'])).toThrow(/"\*", "https:\/\/x\.org".*\*\.example\.com/);
+    expect(() => validateAllowedDomains(['ok.com', '*', 'https://x.org'])).toThrow(
+      /"\*", "https:\/\/x\.org".*\*\.example\.com/,
+    );
   });
 });

@@ -21,7 +21,7 @@ function parsePort(text: string): number | undefined {
 function isHostName(host: string): boolean {
   if (host === 'localhost') return true;
   if (host.length > 253 || !host.includes('.')) return false;
-  return host.split('.').every((label) => LABEL.test(label));
+  return host.split('.').every(label => LABEL.test(label));
 }
 
 /** Whether `entry` is an allow-list entry srt understands. */
@@ -53,10 +53,10 @@ export function validateAllowedDomains(domains: readonly string[], option = 'all
   if (!Array.isArray(domains)) {
     throw new SandboxOptionsError(`${option} must be an array of host patterns.`);
   }
-  const bad = domains.filter((entry) => !isValidAllowedDomain(entry));
+  const bad = domains.filter(entry => !isValidAllowedDomain(entry));
   if (bad.length > 0) {
     throw new SandboxOptionsError(
-      `${option} has entries srt cannot match: ${bad.map((entry) => JSON.stringify(entry)).join(', ')}. ` +
+      `${option} has entries srt cannot match: ${bad.map(entry => JSON.stringify(entry)).join(', ')}. ` +
         `Use a host ("example.com"), a wildcard for its subdomains ("*.example.com"), an IPv4 address, ` +
         `or a bracketed IPv6 address ("[::1]"), each with an optional ":port". ` +
         `No scheme, path, "*" alone, or wildcard over a top-level domain ("*.com").`,

@@ -36,7 +36,10 @@ export async function runFenced(spec: FenceSpec, script: string): Promise<RunRes
 }
 
 /** A fresh directory under `parent` (not the host's /tmp, which is replaced inside the sandbox). */
-export async function tempDir(parent = '/var/tmp', prefix = 'ai-sdk-fence-test-'): Promise<{
+export async function tempDir(
+  parent = '/var/tmp',
+  prefix = 'ai-sdk-fence-test-',
+): Promise<{
   path: string;
   remove(): Promise<void>;
 }> {

@@ -4,12 +4,12 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, wri
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
+import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { collect, runFenced, tempDir } from './fence-test-support.js';
 import { launchFenced } from './launch-fenced.js';
 import { ensureLayout, sandboxLayout, type SandboxLayout } from './layout.js';
-import { srtRuntime } from './srt-runtime.js';
 
 const id = () => randomBytes(6).toString('hex');
 
@@ -54,7 +54,7 @@ describe('launchFenced', () => {
         result.stdout
           .trim()
           .split('\n')
-          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+          .map(line => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
       );
       expect(result.stdout).not.toContain(process.env.HOST_SECRET);
       expect(env).not.toHaveProperty('HOST_SECRET');
@@ -80,7 +80,7 @@ describe('launchFenced', () => {
     expect(result.stdout.trim()).toBe(layout.workspace);
   });
 
-  it("gives the sandbox a /tmp of its own, in its directory, where mktemp works", async () => {
+  it('gives the sandbox a /tmp of its own, in its directory, where mktemp works', async () => {
     const name = `fence-tmp-${id()}`;
     const result = await runFenced({ layout }, `echo inside > /tmp/${name} && mktemp && mktemp -d`);
     expect(result.code).toBe(0);
@@ -111,7 +111,7 @@ describe('launchFenced', () => {
   });
 
   it("keeps srt's CA certificate readable inside and its private key out of reach", async () => {
-    const ca = srtRuntime().manager.getMitmCA()!;
+    const ca = SandboxManager.getMitmCA()!;
     const result = await runFenced(
       { layout },
       `test -r "$NODE_EXTRA_CA_CERTS" && test -r ${ca.certPath} && echo certs-ok; cat ${ca.keyPath} && echo key-read`,
@@ -119,9 +119,27 @@ describe('launchFenced', () => {
     expect(result.stdout).toContain('certs-ok');
     expect(result.stdout).not.toContain('key-read');
     // bwrap's mount points in the sandbox's /tmp are removed once it has exited.
-    expect(readdirSync(layout.tmp).filter((name) => name.startsWith('srt-ca-') || name.startsWith('claude-http-'))).toEqual(
-      [],
-    );
+    expect(
+      readdirSync(layout.tmp).filter(name => name.startsWith('srt-ca-') || name.startsWith('claude-http-')),
+    ).toEqual([]);
+  });
+
+  it("works on a workspace in the host's /tmp, under the sandbox's own /tmp", async () => {
+    const host = await tempDir('/tmp', 'ai-sdk-fence-ws-');
+    try {
+      writeFileSync(join(host.path, 'input'), 'from host');
+      const result = await runFenced(
+        { layout, workspace: host.path },
+        `pwd; cat input; echo out > output; echo private > /tmp/next-to-it`,
+      );
+      expect(result).toMatchObject({ code: 0, stdout: `${host.path}\nfrom host` });
+      expect(readFileSync(join(host.path, 'output'), 'utf8')).toBe('out\n');
+      expect(readFileSync(join(layout.tmp, 'next-to-it'), 'utf8')).toBe('private\n');
+      // The mount point bwrap made for the workspace in the sandbox's /tmp is gone with it.
+      expect(existsSync(join(layout.tmp, host.path.slice('/tmp/'.length)))).toBe(false);
+    } finally {
+      await host.remove();
+    }
   });
 
   it('writes only to its own directory and its workspace', async () => {
@@ -198,7 +216,10 @@ describe('launchFenced', () => {
     const inHomeDir = inHome(`.ai-sdk-sandbox-test-dir-${id()}`);
     const homeLayout = sandboxLayout('in-home', inHomeDir);
     await ensureLayout(homeLayout);
-    writeFileSync(join(homeLayout.supervisorDir, 'supervisor.js'), 'process.stdout.write("supervised " + process.version)');
+    writeFileSync(
+      join(homeLayout.supervisorDir, 'supervisor.js'),
+      'process.stdout.write("supervised " + process.version)',
+    );
     const fenced = await launchFenced({ layout: homeLayout, nodePath }, [
       nodePath,
       join(homeLayout.supervisorDir, 'supervisor.js'),
@@ -224,8 +245,8 @@ describe('launchFenced', () => {
     const fenced = await launchFenced({ layout }, ['bash', '-c', `exec -a ${marker} sleep 1000`]);
     const alive = () =>
       readdirSync('/proc')
-        .filter((name) => /^\d+$/.test(name))
-        .some((pid) => {
+        .filter(name => /^\d+$/.test(name))
+        .some(pid => {
           try {
             return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(marker);
           } catch {
@@ -233,7 +254,7 @@ describe('launchFenced', () => {
           }
         });
     await expect.poll(alive, { timeout: 10_000 }).toBe(true);
-    const exited = new Promise((resolve) => fenced.child.once('exit', resolve));
+    const exited = new Promise(resolve => fenced.child.once('exit', resolve));
     fenced.cleanup();
     await exited;
     await expect.poll(alive, { timeout: 10_000 }).toBe(false);

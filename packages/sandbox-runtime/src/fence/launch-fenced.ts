@@ -51,7 +51,11 @@ export interface FencedProcess {
  * of `spec`: srt is started first if this is the process's first sandbox.
  */
 export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Promise<FencedProcess> {
-  if (!Array.isArray(argv) || argv.length === 0 || argv.some((word) => typeof word !== 'string' || word.includes('\0'))) {
+  if (
+    !Array.isArray(argv) ||
+    argv.length === 0 ||
+    argv.some(word => typeof word !== 'string' || word.includes('\0'))
+  ) {
     throw new SandboxOptionsError('launchFenced needs a non-empty argv of strings without NUL bytes.');
   }
   spec.signal?.throwIfAborted();
@@ -64,7 +68,8 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
     [config.workspace, 'workspace'],
     ...(spec.cwd === undefined ? [] : [[spec.cwd, 'cwd']]),
   ] as const) {
-    if (!existsSync(path)) throw new SandboxOptionsError(`${option} ${path} does not exist: create it first.`);
+    if (!existsSync(path))
+      throw new SandboxOptionsError(`${option} ${path} does not exist: create it first.`);
   }
 
   const commandId = runtime.newCommandId();

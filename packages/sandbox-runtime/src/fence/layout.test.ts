@@ -31,7 +31,7 @@ describe('sandboxLayout', () => {
     expect(sandboxLayout('a', 'boxes').sandboxDir).toBe(join(process.cwd(), 'boxes', 'a'));
   });
 
-  it.each(['', '.', '..', 'a/b', '../x', '-x', 'a b', 'x.', 'a'.repeat(129)])('refuses the id %j', (id) => {
+  it.each(['', '.', '..', 'a/b', '../x', '-x', 'a b', 'x.', 'a'.repeat(129)])('refuses the id %j', id => {
     expect(() => sandboxLayout(id, '/srv')).toThrow(SandboxOptionsError);
   });
 });

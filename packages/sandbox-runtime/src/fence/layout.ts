@@ -45,13 +45,18 @@ export function validateSandboxId(sandboxId: string): void {
 }
 
 /** The paths of sandbox `sandboxId` under `directory`; computes, creates nothing. */
-export function sandboxLayout(sandboxId: string, directory: string = defaultSandboxesDirectory()): SandboxLayout {
+export function sandboxLayout(
+  sandboxId: string,
+  directory: string = defaultSandboxesDirectory(),
+): SandboxLayout {
   validateSandboxId(sandboxId);
   if (typeof directory !== 'string' || directory === '') {
     throw new SandboxOptionsError('directory must be a non-empty path.');
   }
   // A leading ~ is the user's home, as a shell would read it; a relative path is from the cwd.
-  const root = resolve(directory === '~' || directory.startsWith('~/') ? homedir() + directory.slice(1) : directory);
+  const root = resolve(
+    directory === '~' || directory.startsWith('~/') ? homedir() + directory.slice(1) : directory,
+  );
   const sandboxDir = join(root, sandboxId);
   const writableDir = join(sandboxDir, 'sandbox');
   return {

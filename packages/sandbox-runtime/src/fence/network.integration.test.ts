@@ -31,13 +31,19 @@ afterAll(async () => {
 describe('network allow lists', () => {
   it('reaches an allowed host with curl and with Node fetch', async () => {
     const layout = sandboxLayout('net-allowed', root.path);
-    const result = await runFenced({ layout, allowedDomains: ['registry.npmjs.org'] }, `${curlStatus}; echo; ${fetchStatus}`);
+    const result = await runFenced(
+      { layout, allowedDomains: ['registry.npmjs.org'] },
+      `${curlStatus}; echo; ${fetchStatus}`,
+    );
     expect(result.stdout).toMatch(/^200\nfetch 200\n$/);
   });
 
   it('refuses a host that is not on the list', async () => {
     const layout = sandboxLayout('net-denied', root.path);
-    const result = await runFenced({ layout, allowedDomains: ['example.com'] }, `${curlStatus}; echo; ${fetchStatus}`);
+    const result = await runFenced(
+      { layout, allowedDomains: ['example.com'] },
+      `${curlStatus}; echo; ${fetchStatus}`,
+    );
     // srt's proxy answers the CONNECT with 403; curl reports no HTTP status of the upstream.
     expect(result.stdout.split('\n')[0]).not.toBe('200');
     expect(result.stdout).not.toContain('fetch 200');
@@ -52,8 +58,16 @@ describe('network allow lists', () => {
     await Promise.all([ensureLayout(allowed), ensureLayout(denied)]);
     // Both wait on stdin until both have started, so each request is made while the other lives.
     const script = `read -r go; ${curlStatus}`;
-    const a = await launchFenced({ layout: allowed, allowedDomains: ['registry.npmjs.org'] }, ['bash', '-c', script]);
-    const b = await launchFenced({ layout: denied, allowedDomains: ['api.anthropic.com'] }, ['bash', '-c', script]);
+    const a = await launchFenced({ layout: allowed, allowedDomains: ['registry.npmjs.org'] }, [
+      'bash',
+      '-c',
+      script,
+    ]);
+    const b = await launchFenced({ layout: denied, allowedDomains: ['api.anthropic.com'] }, [
+      'bash',
+      '-c',
+      script,
+    ]);
     try {
       expect(a.commandId).not.toBe(b.commandId);
       a.child.stdin!.write('go\n');
@@ -81,11 +95,49 @@ describe('credential brokering', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n');
     const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=fence test CA');
-    ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=127.0.0.1');
     ssl(
-      'x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.crt',
-      '-days', '1', '-extfile', 'leaf.ext',
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=fence test CA',
+    );
+    ssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'leaf.key',
+      '-out',
+      'leaf.csr',
+      '-subj',
+      '/CN=127.0.0.1',
+    );
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      'leaf.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'leaf.crt',
+      '-days',
+      '1',
+      '-extfile',
+      'leaf.ext',
     );
     defaultCAs = tls.getCACertificates('default');
     tls.setDefaultCACertificates([...defaultCAs, readFileSync(join(dir, 'ca.crt'), 'utf8')]);
@@ -101,13 +153,13 @@ describe('credential brokering', () => {
         });
       },
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
 
   afterAll(async () => {
     tls.setDefaultCACertificates(defaultCAs);
-    await new Promise((resolve) => server.close(resolve));
+    await new Promise(resolve => server.close(resolve));
   });
 
   it('swaps the placeholder for the real value on the way out, and stops once withdrawn', async () => {
@@ -115,7 +167,12 @@ describe('credential brokering', () => {
     await runtime.ensure();
     const real = `sk-REAL-${randomBytes(12).toString('hex')}`;
     const placeholder = `aisdkhc_${randomBytes(16).toString('hex')}`;
-    const credential = runtime.registerCredential({ name: 'TEST_KEY', placeholder, realValue: real, hosts: ['127.0.0.1'] });
+    const credential = runtime.registerCredential({
+      name: 'TEST_KEY',
+      placeholder,
+      realValue: real,
+      hosts: ['127.0.0.1'],
+    });
     const layout = sandboxLayout('cred', root.path);
     const spec = { layout, allowedDomains: [`127.0.0.1:${port}`], env: { TEST_KEY: placeholder } };
     // NO_PROXY names 127.0.0.1; --noproxy '' sends the request through srt's proxy all the same.

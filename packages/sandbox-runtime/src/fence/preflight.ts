@@ -51,7 +51,7 @@ export const hostFactSources: FactSources = {
       return undefined;
     }
   },
-  exists: (path) => existsSync(path),
+  exists: path => existsSync(path),
   isExecutable(path) {
     try {
       accessSync(path, constants.X_OK);
@@ -77,7 +77,10 @@ function findBinary(requested: string, sources: FactSources): string | undefined
   return undefined;
 }
 
-export function gatherHostFacts(runtime: ResolvedRuntimeSettings, sources: FactSources = hostFactSources): HostFacts {
+export function gatherHostFacts(
+  runtime: ResolvedRuntimeSettings,
+  sources: FactSources = hostFactSources,
+): HostFacts {
   const wanted: [BinaryName, string][] =
     sources.platform === 'linux'
       ? [
@@ -118,10 +121,10 @@ export function diagnose(facts: HostFacts): SrtError | undefined {
     );
   }
   // On macOS srt 0.0.83 never runs rg, so its absence is reported by doctor() but blocks nothing.
-  const missing = facts.binaries.filter((binary) => binary.path === undefined && facts.platform === 'linux');
+  const missing = facts.binaries.filter(binary => binary.path === undefined && facts.platform === 'linux');
   if (missing.length === 0) return undefined;
   const what = missing
-    .map((binary) =>
+    .map(binary =>
       binary.requested.includes('/')
         ? `${binary.name} (not executable at ${binary.requested})`
         : `${binary.name} (not on the PATH)`,
@@ -129,24 +132,30 @@ export function diagnose(facts: HostFacts): SrtError | undefined {
     .join(', ');
   return new SrtError(
     `srt needs ${what}. Install them with \`${SRT_FIXES.installLinux}\`, ` +
-      `or name where they are with ${missing.map((binary) => RUNTIME_OPTION_OF[binary.name]).join(', ')}. ` +
-      `Packages: ${missing.map((binary) => PACKAGE_OF[binary.name]).join(', ')}.`,
+      `or name where they are with ${missing.map(binary => RUNTIME_OPTION_OF[binary.name]).join(', ')}. ` +
+      `Packages: ${missing.map(binary => PACKAGE_OF[binary.name]).join(', ')}.`,
     'missing-binary',
   );
 }
 
 /** Throws the verdict of `diagnose` on this host; returns the facts otherwise. */
-export function preflight(runtime: ResolvedRuntimeSettings, sources: FactSources = hostFactSources): HostFacts {
+export function preflight(
+  runtime: ResolvedRuntimeSettings,
+  sources: FactSources = hostFactSources,
+): HostFacts {
   const facts = gatherHostFacts(runtime, sources);
   const error = diagnose(facts);
   if (error) throw error;
   return facts;
 }
 
-const USERNS_FAILURE = /setting up uid map: Permission denied|Failed RTM_NEWADDR|No permissions to creat\w* new namespace|Creating new namespace failed/;
-const SECCOMP_FAILURE = /apply-seccomp:.*(setgroups|uid_map|gid_map|Permission denied|Operation not permitted)/;
+const USERNS_FAILURE =
+  /setting up uid map: Permission denied|Failed RTM_NEWADDR|No permissions to creat\w* new namespace|Creating new namespace failed/;
+const SECCOMP_FAILURE =
+  /apply-seccomp:.*(setgroups|uid_map|gid_map|Permission denied|Operation not permitted)/;
 const PROC_FAILURE = /Can't mount proc|mount proc.*(Operation not permitted|Permission denied)/i;
-const MISSING_FAILURE = /Sandbox dependencies not available|not installed|command not found|No such file or directory.*(bwrap|socat)/;
+const MISSING_FAILURE =
+  /Sandbox dependencies not available|not installed|command not found|No such file or directory.*(bwrap|socat)/;
 
 const excerpt = (stderr: string): string => {
   const text = stderr.trim();
@@ -157,7 +166,11 @@ const excerpt = (stderr: string): string => {
  * Maps what a fenced command printed when it failed to start (srt's probe at initialisation, or a
  * supervisor that died at once) to the reason and its fix.
  */
-export function diagnoseFailure(stderr: string, facts: HostFacts, runtime: ResolvedRuntimeSettings): SrtError {
+export function diagnoseFailure(
+  stderr: string,
+  facts: HostFacts,
+  runtime: ResolvedRuntimeSettings,
+): SrtError {
   const said = excerpt(stderr);
   if (USERNS_FAILURE.test(stderr)) {
     return new SrtError(
@@ -198,7 +211,9 @@ export function diagnoseFailure(stderr: string, facts: HostFacts, runtime: Resol
       `bubblewrap could not mount /proc (${said})` +
         (facts.inContainer ? ', as in a container without privileges' : '') +
         `. Use srt's mode for a host that already isolates it: ${SRT_FIXES.weakerNested}` +
-        (runtime.enableWeakerNestedSandbox ? ' (already set: the container needs a more permissive seccomp profile).' : '.'),
+        (runtime.enableWeakerNestedSandbox
+          ? ' (already set: the container needs a more permissive seccomp profile).'
+          : '.'),
       'container-proc',
     );
   }
@@ -243,7 +258,9 @@ export function doctorChecks(
       ok: binary.path !== undefined || !needed,
       detail:
         binary.path ??
-        (needed ? `${binary.requested} not found` : `${binary.requested} not found (srt does not use it on this platform)`),
+        (needed
+          ? `${binary.requested} not found`
+          : `${binary.requested} not found (srt does not use it on this platform)`),
       ...(binary.path === undefined
         ? { fix: facts.platform === 'darwin' ? SRT_FIXES.installMac : SRT_FIXES.installLinux }
         : {}),
@@ -264,7 +281,9 @@ export function doctorChecks(
       detail: facts.apparmorBwrapProfile
         ? `${APPARMOR_BWRAP_PROFILE} is present: srt's seccomp filter cannot run`
         : `${APPARMOR_BWRAP_PROFILE} is absent`,
-      ...(facts.apparmorBwrapProfile && !runtime.allowAllUnixSockets ? { fix: SRT_FIXES.allowAllUnixSockets } : {}),
+      ...(facts.apparmorBwrapProfile && !runtime.allowAllUnixSockets
+        ? { fix: SRT_FIXES.allowAllUnixSockets }
+        : {}),
     });
     checks.push({
       name: 'unix sockets',

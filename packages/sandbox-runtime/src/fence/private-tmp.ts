@@ -18,7 +18,8 @@ import { quoteWords, splitShellWords } from './shell-words.js';
  *     sits next to its certificate and stays out of reach (srt alone leaves it readable).
  * TMPDIR is set to /tmp after srt's own `--setenv TMPDIR /tmp/claude`, which does not exist.
  *
- * bwrap creates the mount points of these binds in <sandbox>/tmp; `stubs` lists them for removal.
+ * bwrap creates the mount points of these binds in <sandbox>/tmp, and of srt's later mounts under
+ * /tmp (a workspace in the host's /tmp, say); `stubs` lists them, to remove once they are empty.
  *
  * The edit needs the bwrap words, so it reads srt's command back (see shell-words.ts) and walks
  * bwrap's options by their arity. When srt passed its mounts through a file (`--args`, only for a
@@ -29,24 +30,99 @@ import { quoteWords, splitShellWords } from './shell-words.js';
 // bwrap 0.8 options by the number of values they take; an option not listed stops the edit.
 const ARITY: Record<string, number> = {};
 for (const option of [
-  '--unshare-all', '--share-net', '--unshare-user', '--unshare-user-try', '--unshare-ipc',
-  '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup', '--unshare-cgroup-try',
-  '--disable-userns', '--assert-userns-disabled', '--clearenv', '--new-session',
-  '--die-with-parent', '--as-pid-1',
-]) ARITY[option] = 0;
+  '--unshare-all',
+  '--share-net',
+  '--unshare-user',
+  '--unshare-user-try',
+  '--unshare-ipc',
+  '--unshare-pid',
+  '--unshare-net',
+  '--unshare-uts',
+  '--unshare-cgroup',
+  '--unshare-cgroup-try',
+  '--disable-userns',
+  '--assert-userns-disabled',
+  '--clearenv',
+  '--new-session',
+  '--die-with-parent',
+  '--as-pid-1',
+])
+  ARITY[option] = 0;
 for (const option of [
-  '--args', '--userns', '--userns2', '--pidns', '--uid', '--gid', '--hostname', '--chdir',
-  '--unsetenv', '--lock-file', '--sync-fd', '--remount-ro', '--exec-label', '--file-label',
-  '--proc', '--dev', '--tmpfs', '--mqueue', '--dir', '--seccomp', '--add-seccomp-fd',
-  '--block-fd', '--userns-block-fd', '--info-fd', '--json-status-fd', '--cap-add', '--cap-drop',
-  '--perms', '--size',
-]) ARITY[option] = 1;
+  '--args',
+  '--userns',
+  '--userns2',
+  '--pidns',
+  '--uid',
+  '--gid',
+  '--hostname',
+  '--chdir',
+  '--unsetenv',
+  '--lock-file',
+  '--sync-fd',
+  '--remount-ro',
+  '--exec-label',
+  '--file-label',
+  '--proc',
+  '--dev',
+  '--tmpfs',
+  '--mqueue',
+  '--dir',
+  '--seccomp',
+  '--add-seccomp-fd',
+  '--block-fd',
+  '--userns-block-fd',
+  '--info-fd',
+  '--json-status-fd',
+  '--cap-add',
+  '--cap-drop',
+  '--perms',
+  '--size',
+])
+  ARITY[option] = 1;
 for (const option of [
-  '--setenv', '--bind', '--bind-try', '--dev-bind', '--dev-bind-try', '--ro-bind', '--ro-bind-try',
-  '--bind-fd', '--ro-bind-fd', '--file', '--bind-data', '--ro-bind-data', '--symlink', '--chmod',
-]) ARITY[option] = 2;
+  '--setenv',
+  '--bind',
+  '--bind-try',
+  '--dev-bind',
+  '--dev-bind-try',
+  '--ro-bind',
+  '--ro-bind-try',
+  '--bind-fd',
+  '--ro-bind-fd',
+  '--file',
+  '--bind-data',
+  '--ro-bind-data',
+  '--symlink',
+  '--chmod',
+])
+  ARITY[option] = 2;
 
-const BIND_OPTIONS = new Set(['--bind', '--bind-try', '--ro-bind', '--ro-bind-try', '--dev-bind', '--dev-bind-try']);
+// Mount options by where their target is: the last value, or the only one.
+const TARGET_LAST = new Set([
+  '--bind',
+  '--bind-try',
+  '--ro-bind',
+  '--ro-bind-try',
+  '--dev-bind',
+  '--dev-bind-try',
+  '--bind-fd',
+  '--ro-bind-fd',
+  '--file',
+  '--bind-data',
+  '--ro-bind-data',
+  '--symlink',
+]);
+const TARGET_ONLY = new Set(['--tmpfs', '--dir', '--remount-ro', '--dev', '--proc', '--mqueue']);
+
+const BIND_OPTIONS = new Set([
+  '--bind',
+  '--bind-try',
+  '--ro-bind',
+  '--ro-bind-try',
+  '--dev-bind',
+  '--dev-bind-try',
+]);
 
 const underTmp = (path: string): boolean => path.startsWith('/tmp/');
 
@@ -78,6 +154,8 @@ export function privatizeTmp(
   let rootEnd: number | undefined;
   let separator: number | undefined;
   const rebinds: string[][] = [];
+  // Targets under /tmp of srt's mounts after the root bind: bwrap makes their mount points in ours.
+  const laterTargets: string[] = [];
   let i = bwrapAt + 1;
   while (i < words.length) {
     const word = words[i]!;
@@ -92,13 +170,22 @@ export function privatizeTmp(
       rootEnd = i + 3;
     } else if (rootEnd === undefined && BIND_OPTIONS.has(word) && underTmp(values[1]!)) {
       rebinds.push([word, values[0]!, values[1]!]);
+    } else if (rootEnd !== undefined) {
+      const target = TARGET_LAST.has(word) ? values[1] : TARGET_ONLY.has(word) ? values[0] : undefined;
+      if (target !== undefined && underTmp(target)) laterTargets.push(target);
     }
     i += 1 + arity;
   }
   if (separator === undefined) return undefined;
 
   if (rootEnd === undefined) {
-    const edited = [...words.slice(0, separator), '--setenv', 'TMPDIR', sandboxTmp, ...words.slice(separator)];
+    const edited = [
+      ...words.slice(0, separator),
+      '--setenv',
+      'TMPDIR',
+      sandboxTmp,
+      ...words.slice(separator),
+    ];
     return {
       privateTmp: false,
       command: quoteWords(edited),
@@ -108,10 +195,10 @@ export function privatizeTmp(
     };
   }
 
-  const seen = new Set(rebinds.map((bind) => bind[2]!));
+  const seen = new Set(rebinds.map(bind => bind[2]!));
   const keeps = keepPaths
-    .filter((path) => underTmp(path) && !seen.has(path))
-    .map((path) => ['--ro-bind-try', path, path]);
+    .filter(path => underTmp(path) && !seen.has(path))
+    .map(path => ['--ro-bind-try', path, path]);
   const insert = [
     '--bind',
     sandboxTmp,
@@ -123,6 +210,8 @@ export function privatizeTmp(
     '/tmp',
   ];
   const edited = [...words.slice(0, rootEnd), ...insert, ...words.slice(rootEnd)];
-  const stubs = [...rebinds, ...keeps].map((bind) => sandboxTmp + bind[2]!.slice('/tmp'.length));
+  const stubs = [...rebinds.map(bind => bind[2]!), ...keeps.map(bind => bind[2]!), ...laterTargets].map(
+    target => sandboxTmp + target.slice('/tmp'.length),
+  );
   return { privateTmp: true, command: quoteWords(edited), stubs };
 }

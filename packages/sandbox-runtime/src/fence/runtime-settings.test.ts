@@ -16,14 +16,18 @@ describe('resolveRuntimeSettings', () => {
 
   it('lets explicit options win over the environment', () => {
     const env = { SRT_SOCAT: '/opt/socat', SRT_ALLOW_ALL_UNIX_SOCKETS: '1' };
-    expect(resolveRuntimeSettings({ socatPath: '/usr/bin/socat', allowAllUnixSockets: false }, env)).toMatchObject({
+    expect(
+      resolveRuntimeSettings({ socatPath: '/usr/bin/socat', allowAllUnixSockets: false }, env),
+    ).toMatchObject({
       socatPath: '/usr/bin/socat',
       allowAllUnixSockets: false,
     });
   });
 
   it('only takes 1 as yes for SRT_ALLOW_ALL_UNIX_SOCKETS', () => {
-    expect(resolveRuntimeSettings({}, { SRT_ALLOW_ALL_UNIX_SOCKETS: 'true' }).allowAllUnixSockets).toBe(false);
+    expect(resolveRuntimeSettings({}, { SRT_ALLOW_ALL_UNIX_SOCKETS: 'true' }).allowAllUnixSockets).toBe(
+      false,
+    );
   });
 });
 

@@ -54,5 +54,5 @@ export function differingSetting(
     'allowAllUnixSockets',
     'enableWeakerNestedSandbox',
   ];
-  return keys.find((key) => a[key] !== b[key]);
+  return keys.find(key => a[key] !== b[key]);
 }

@@ -110,7 +110,7 @@ function absolutePath(path: string, option: string, home: string): string {
 const absoluteAll = (paths: readonly string[] | undefined, option: string, home: string): string[] => {
   if (paths === undefined) return [];
   if (!Array.isArray(paths)) throw new SandboxOptionsError(`${option} must be an array of paths.`);
-  return paths.map((path) => absolutePath(path, option, home));
+  return paths.map(path => absolutePath(path, option, home));
 };
 
 /**

@@ -7,9 +7,20 @@ import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox
 
 import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
 import { SrtError } from '../srt-error.js';
-import { CredentialBroker, type CredentialRegistration, type CredentialSpec, type SentinelRegistryLike } from './credential-broker.js';
+import {
+  CredentialBroker,
+  type CredentialRegistration,
+  type CredentialSpec,
+  type SentinelRegistryLike,
+} from './credential-broker.js';
 import { validateAllowedDomains } from './domain-pattern.js';
-import { diagnoseFailure, hostFactSources, preflight, type FactSources, type HostFacts } from './preflight.js';
+import {
+  diagnoseFailure,
+  hostFactSources,
+  preflight,
+  type FactSources,
+  type HostFacts,
+} from './preflight.js';
 import {
   differingSetting,
   resolveRuntimeSettings,
@@ -57,7 +68,7 @@ type Signal = (typeof SIGNALS)[number];
 type Listener = NodeJS.SignalsListener;
 
 /** Spawns srt's wrap of `true` and collects its stderr. */
-export const spawnProbe: SrtProbe = async (manager) => {
+export const spawnProbe: SrtProbe = async manager => {
   const commandId = randomBytes(16).toString('base64url');
   const wrapped = await manager.wrapWithSandbox(
     'true',
@@ -67,7 +78,7 @@ export const spawnProbe: SrtProbe = async (manager) => {
     { commandId },
   );
   try {
-    return await new Promise((resolve) => {
+    return await new Promise(resolve => {
       const child = spawn('/bin/bash', ['-c', wrapped], {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
@@ -76,8 +87,8 @@ export const spawnProbe: SrtProbe = async (manager) => {
       child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
         if (stderr.length < 8192) stderr += chunk;
       });
-      child.once('error', (error) => resolve({ ok: false, stderr: String(error) }));
-      child.once('close', (code) => resolve({ ok: code === 0, stderr }));
+      child.once('error', error => resolve({ ok: false, stderr: String(error) }));
+      child.once('close', code => resolve({ ok: code === 0, stderr }));
     });
   } finally {
     manager.cleanupAfterCommand();
@@ -133,26 +144,25 @@ export class SrtRuntime {
    */
   async ensure(settings?: SrtRuntimeSettings): Promise<ResolvedRuntimeSettings> {
     const wanted = resolveRuntimeSettings(settings);
-    while (this.starting) {
-      const running = this.starting;
-      const runningWith = this.startingWith!;
-      this.conflictCheck(runningWith, wanted);
-      await running.catch(() => undefined);
-      if (this.starting === running) break;
+    for (;;) {
+      if (this.active) {
+        this.conflictCheck(this.active, wanted);
+        return this.active;
+      }
+      if (!this.starting) break;
+      // Another sandbox is starting srt: the same settings wait for it, others are refused now.
+      this.conflictCheck(this.startingWith!, wanted);
+      await this.starting.catch(() => undefined);
     }
-    if (this.active) {
-      this.conflictCheck(this.active, wanted);
-      return this.active;
-    }
-    const start = this.start(wanted);
+    const start: Promise<void> = this.start(wanted).finally(() => {
+      if (this.starting === start) {
+        this.starting = undefined;
+        this.startingWith = undefined;
+      }
+    });
     this.starting = start;
     this.startingWith = wanted;
-    try {
-      await start;
-    } finally {
-      this.starting = undefined;
-      this.startingWith = undefined;
-    }
+    await start;
     return wanted;
   }
 
@@ -171,13 +181,13 @@ export class SrtRuntime {
   private async start(wanted: ResolvedRuntimeSettings): Promise<void> {
     const facts = preflight(wanted, this.options.factSources ?? hostFactSources);
     // srt wants absolute paths for the binaries it is given; ours may be names on the PATH.
-    const found = (name: string) => facts.binaries.find((binary) => binary.name === name)?.path;
+    const found = (name: string) => facts.binaries.find(binary => binary.name === name)?.path;
     const forSrt: ResolvedRuntimeSettings = {
       ...wanted,
       bwrapPath: wanted.bwrapPath ? found('bwrap') : undefined,
       socatPath: wanted.socatPath ? found('socat') : undefined,
     };
-    const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)] as const));
+    const before = new Map(SIGNALS.map(signal => [signal, process.listeners(signal)] as const));
     const staleDir = this.options.staleSocketDir;
     try {
       await Promise.all([
@@ -225,7 +235,9 @@ export class SrtRuntime {
       try {
         this.manager.registerCommandNetworkLists!(commandId, { allowedDomains: list });
       } catch (error) {
-        throw new SandboxOptionsError(`srt refused the allow list: ${(error as Error).message}`, { cause: error });
+        throw new SandboxOptionsError(`srt refused the allow list: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       this.lists.set(commandId, list);
       return;
@@ -265,7 +277,10 @@ export class SrtRuntime {
    */
   registerCredential(spec: CredentialSpec): CredentialRegistration {
     if (!this.active) {
-      throw new SrtError('srt is not started: create the sandbox before registering its credentials.', 'refused');
+      throw new SrtError(
+        'srt is not started: create the sandbox before registering its credentials.',
+        'refused',
+      );
     }
     return this.credentials.register(spec);
   }
@@ -332,12 +347,12 @@ export class SrtRuntime {
 
   private onSignal(signal: Signal): void {
     const ours = this.signalHandlers?.get(signal);
-    if (process.listeners(signal).some((listener) => listener !== ours)) return;
+    if (process.listeners(signal).some(listener => listener !== ours)) return;
     if (this.exiting) return;
     this.exiting = true;
     const code = 128 + (osConstants.signals[signal] ?? 0);
     const failsafe = setTimeout(() => process.exit(code), 5000);
-    void Promise.allSettled([...this.shutdownCallbacks].map(async (callback) => callback()))
+    void Promise.allSettled([...this.shutdownCallbacks].map(async callback => callback()))
       .then(() => this.manager.reset())
       .catch(() => undefined)
       .finally(() => {
@@ -354,13 +369,13 @@ const RUNTIMES = Symbol.for('ai-sdk-sandbox-runtime.srt-runtimes');
  * (a bundle and the sources in a test, say), since srt's own state is per copy of srt.
  */
 export function srtRuntime(): SrtRuntime {
-  const store = ((globalThis as Record<symbol, unknown>)[RUNTIMES] ??= new WeakMap<object, SrtRuntime>()) as WeakMap<
+  const store = ((globalThis as Record<symbol, unknown>)[RUNTIMES] ??= new WeakMap<
     object,
     SrtRuntime
-  >;
+  >()) as WeakMap<object, SrtRuntime>;
   let runtime = store.get(SandboxManager);
   if (!runtime) {
-    runtime = new SrtRuntime(SandboxManager as unknown as SrtManager);
+    runtime = new SrtRuntime(SandboxManager);
     store.set(SandboxManager, runtime);
   }
   return runtime;

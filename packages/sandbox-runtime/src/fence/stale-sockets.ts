@@ -31,8 +31,9 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function isListening(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
+/** Whether something accepts connections on the socket at `path` (only a refusal says no). */
+export function isListening(path: string): Promise<boolean> {
+  return new Promise(resolve => {
     const socket = connect({ path });
     const done = (listening: boolean) => {
       socket.destroy();
@@ -60,7 +61,7 @@ export async function removeStaleSrtSockets(
   }
   const removed: string[] = [];
   await Promise.all(
-    names.map(async (name) => {
+    names.map(async name => {
       const mux = MUX.exec(name);
       if (!mux && !BRIDGE.test(name)) return;
       const path = join(dir, name);

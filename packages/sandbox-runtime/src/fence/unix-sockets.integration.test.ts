@@ -36,7 +36,9 @@ describe('unix sockets', () => {
     const attempt = runFenced({ layout, runtime: { allowAllUnixSockets: true } }, 'true');
     await expect(attempt).rejects.toSatisfy(
       (error: unknown) =>
-        error instanceof SrtError && error.reason === 'runtime-conflict' && /allowAllUnixSockets/.test(error.message),
+        error instanceof SrtError &&
+        error.reason === 'runtime-conflict' &&
+        /allowAllUnixSockets/.test(error.message),
     );
   });
 
@@ -50,12 +52,12 @@ describe('unix sockets', () => {
       await srtRuntime().reset();
       if (existsSync(dir)) return;
       mkdirSync(dir);
-      server = createServer((connection) => connection.end());
-      await new Promise<void>((resolve) => server!.listen(socket, resolve));
+      server = createServer(connection => connection.end());
+      await new Promise<void>(resolve => server!.listen(socket, resolve));
     });
     afterAll(async () => {
       if (!server) return;
-      await new Promise((resolve) => server!.close(resolve));
+      await new Promise(resolve => server!.close(resolve));
       rmSync(dir, { recursive: true, force: true });
     });
 
@@ -68,7 +70,7 @@ describe('unix sockets', () => {
       expect(result.stdout.trim().split('\n')).toEqual(['listening', 'ENOENT', '0']);
       expect(srtRuntime().settings?.allowAllUnixSockets).toBe(true);
       // The same socket is reachable from the host: the fence is what hides it.
-      const fromHost = await new Promise((resolve) => {
+      const fromHost = await new Promise(resolve => {
         const client = connect(socket);
         client.on('connect', () => {
           client.destroy();
