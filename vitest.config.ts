@@ -12,7 +12,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts'],
-          exclude: ['**/*.integration.test.ts', '**/node_modules/**'],
+          exclude: ['**/*.integration.test.ts', '**/*.security.test.ts', '**/node_modules/**'],
           testTimeout: 30_000,
         },
       },
@@ -24,6 +24,19 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
           // The integration tests start real sandboxes and bridges; two cores do not run many at once.
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // Attacks on real srt sandboxes (`pnpm test:security`), written up in docs/security.md. One
+          // file at a time: several start child hosts, fill the disk or count processes and sockets.
+          name: 'security',
+          include: ['packages/*/src/**/*.security.test.ts'],
+          globalSetup: ['./packages/sandbox-runtime/src/security/bundle-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           fileParallelism: false,
         },
       },

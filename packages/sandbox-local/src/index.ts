@@ -4,7 +4,11 @@ export {
   type LocalNetworkSandboxSession,
 } from './local-sandbox.js';
 export { createLocalSandboxProvider, type LocalSandboxProviderOptions } from './local-provider.js';
-export { DEFAULT_LOCAL_DIRECTORY, type LocalSandboxOptions, type LocalSandboxResumeOptions } from './local-options.js';
+export {
+  DEFAULT_LOCAL_DIRECTORY,
+  type LocalSandboxOptions,
+  type LocalSandboxResumeOptions,
+} from './local-options.js';
 export {
   SandboxError,
   SandboxCommandError,

@@ -45,7 +45,9 @@ export function checkLocalOptions(options: unknown): LocalSandboxOptions {
   const parsed = optionsSchema.safeParse(options ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new SandboxOptionsError(`Invalid local sandbox option ${issue.path.join('.') || '(options)'}: ${issue.message}`);
+    throw new SandboxOptionsError(
+      `Invalid local sandbox option ${issue.path.join('.') || '(options)'}: ${issue.message}`,
+    );
   }
   if (parsed.data.sandboxId !== undefined) checkSandboxId(parsed.data.sandboxId);
   return parsed.data;

@@ -9,7 +9,9 @@ import { createLocalNetworkSandboxSession, resumeLocalNetworkSandboxSession } fr
 
 export type LocalSandboxProviderOptions = Omit<LocalSandboxOptions, 'sandboxId' | 'abortSignal'>;
 
-export function createLocalSandboxProvider(options: LocalSandboxProviderOptions = {}): HarnessV1SandboxProvider {
+export function createLocalSandboxProvider(
+  options: LocalSandboxProviderOptions = {},
+): HarnessV1SandboxProvider {
   return {
     specificationVersion: 'harness-sandbox-v1',
     providerId: 'local',

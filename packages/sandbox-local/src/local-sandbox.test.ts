@@ -104,9 +104,9 @@ describe('local sandbox lifecycle', () => {
   });
 
   it('says clearly when there is nothing to resume, or its record is damaged', async () => {
-    await expect(resumeLocalNetworkSandboxSession({ directory, sandboxId: 'never-made' })).rejects.toBeInstanceOf(
-      SandboxNotFoundError,
-    );
+    await expect(
+      resumeLocalNetworkSandboxSession({ directory, sandboxId: 'never-made' }),
+    ).rejects.toBeInstanceOf(SandboxNotFoundError);
     const session = await createLocalNetworkSandboxSession({ directory, sandboxId: `damaged-${Date.now()}` });
     await session.stop();
     await writeFile(join(directory, session.id, 'sandbox.json'), '{ "version": 1, ');
@@ -133,7 +133,9 @@ describe('local sandbox lifecycle', () => {
 
 describe('local sandbox ports', () => {
   it('leases distinct free ports to live sessions, reachable on the loopback', async () => {
-    const sessions = await Promise.all([1, 2, 3].map(() => createLocalNetworkSandboxSession({ directory, portCount: 2 })));
+    const sessions = await Promise.all(
+      [1, 2, 3].map(() => createLocalNetworkSandboxSession({ directory, portCount: 2 })),
+    );
     try {
       const ports = sessions.flatMap(session => session.ports);
       expect(new Set(ports).size).toBe(6);
@@ -155,7 +157,12 @@ describe('local sandbox ports', () => {
 
   it('leaves out the capabilities it cannot honour', async () => {
     const session = await createLocalNetworkSandboxSession({ directory });
-    for (const member of ['setNetworkPolicy', 'addRequestTransformations', 'setRequestTransformations', 'setPorts']) {
+    for (const member of [
+      'setNetworkPolicy',
+      'addRequestTransformations',
+      'setRequestTransformations',
+      'setPorts',
+    ]) {
       expect(member in session).toBe(false);
     }
     await session.destroy();

@@ -100,7 +100,8 @@ async function start(
   });
   let supervisor: SupervisorProcess;
   try {
-    if (record.ports.join() !== lease.ports.join()) await writeRecord(directory, { ...record, ports: [...lease.ports] });
+    if (record.ports.join() !== lease.ports.join())
+      await writeRecord(directory, { ...record, ports: [...lease.ports] });
     const child = spawn(process.execPath, [locateSupervisorScript()], {
       cwd: record.workspace,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -133,7 +134,9 @@ function session(
   let stopping: Promise<void> | undefined;
   const link = () => {
     if (state !== 'running') {
-      throw new SandboxStoppedError(`The local sandbox "${record.sandboxId}" is ${state}; resume it to use it again.`);
+      throw new SandboxStoppedError(
+        `The local sandbox "${record.sandboxId}" is ${state}; resume it to use it again.`,
+      );
     }
     return supervisor.link;
   };

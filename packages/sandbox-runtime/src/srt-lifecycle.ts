@@ -81,7 +81,10 @@ export async function createSrtNetworkSandboxSession(
     }
     if (checked.template) {
       progress({ phase: 'template', message: `preparing template ${checked.template.identity}` });
-      await checked.template.prepare({ session: withProgress(session.restricted(), progress), abortSignal: signal });
+      await checked.template.prepare({
+        session: withProgress(session.restricted(), progress),
+        abortSignal: signal,
+      });
     }
     progress({ phase: 'ready', message: `sandbox ${layout.sandboxId} is ready` });
     return session;
@@ -124,7 +127,8 @@ function withProgress(
   session: Experimental_SandboxSession,
   progress: (event: SrtProgressEvent) => void,
 ): Experimental_SandboxSession {
-  const report = (command: string) => progress({ phase: 'template', message: command.split('\n')[0]!.slice(0, 200) });
+  const report = (command: string) =>
+    progress({ phase: 'template', message: command.split('\n')[0]!.slice(0, 200) });
   return {
     ...session,
     run: options => {

@@ -60,7 +60,8 @@ export interface SrtSandboxResumeOptions {
   abortSignal?: AbortSignal;
 }
 
-const absolute = (name: string) => z.string().refine(isAbsolute, { message: `${name} must be an absolute path` });
+const absolute = (name: string) =>
+  z.string().refine(isAbsolute, { message: `${name} must be an absolute path` });
 const absoluteList = (name: string) => z.array(absolute(name));
 const port = z
   .number()
@@ -99,7 +100,10 @@ const optionsSchema = z
     env: envSchema.optional(),
     setup: z.array(z.string()).optional(),
     template: z
-      .object({ identity: z.string().min(1), prepare: z.custom<SandboxTemplate['prepare']>(v => typeof v === 'function') })
+      .object({
+        identity: z.string().min(1),
+        prepare: z.custom<SandboxTemplate['prepare']>(v => typeof v === 'function'),
+      })
       .passthrough()
       .optional(),
     brokerCredentials: z.boolean().optional(),
@@ -115,12 +119,18 @@ export function checkSrtOptions(options: unknown): SrtSandboxOptions {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = issue.path.join('.') || '(options)';
-    const message = issue.code === 'unrecognized_keys' ? `unknown option ${issue.keys.join(', ')}` : issue.message;
+    const message =
+      issue.code === 'unrecognized_keys' ? `unknown option ${issue.keys.join(', ')}` : issue.message;
     throw new SandboxOptionsError(`Invalid srt sandbox option ${where}: ${message}`);
   }
   if (parsed.data.sandboxId !== undefined) checkSandboxId(parsed.data.sandboxId);
-  for (const text of [...(parsed.data.allowRead ?? []), ...(parsed.data.denyRead ?? []), ...(parsed.data.denyWrite ?? [])]) {
-    if (text.includes('\0')) throw new SandboxOptionsError(`Paths may not contain NUL bytes: ${JSON.stringify(text)}`);
+  for (const text of [
+    ...(parsed.data.allowRead ?? []),
+    ...(parsed.data.denyRead ?? []),
+    ...(parsed.data.denyWrite ?? []),
+  ]) {
+    if (text.includes('\0'))
+      throw new SandboxOptionsError(`Paths may not contain NUL bytes: ${JSON.stringify(text)}`);
   }
   return parsed.data as SrtSandboxOptions;
 }
@@ -128,7 +138,9 @@ export function checkSrtOptions(options: unknown): SrtSandboxOptions {
 export function checkPorts(ports: unknown, name = 'ports'): number[] {
   const parsed = portList.safeParse(ports);
   if (!parsed.success) {
-    throw new SandboxOptionsError(`Invalid ${name} ${JSON.stringify(ports)}: ${parsed.error.issues[0]?.message}`);
+    throw new SandboxOptionsError(
+      `Invalid ${name} ${JSON.stringify(ports)}: ${parsed.error.issues[0]?.message}`,
+    );
   }
   return parsed.data;
 }

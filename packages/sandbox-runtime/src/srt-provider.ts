@@ -20,8 +20,13 @@ export function createSrtSandboxProvider(options: SrtSandboxProviderOptions = {}
       // sandbox whose bootstrap fails is removed.
       const template = onFirstCreate && {
         identity: identity ?? 'harness-bootstrap',
-        prepare: ({ session, abortSignal: signal }: { session: Parameters<typeof onFirstCreate>[0]; abortSignal?: AbortSignal }) =>
-          onFirstCreate(session, { abortSignal: signal }),
+        prepare: ({
+          session,
+          abortSignal: signal,
+        }: {
+          session: Parameters<typeof onFirstCreate>[0];
+          abortSignal?: AbortSignal;
+        }) => onFirstCreate(session, { abortSignal: signal }),
       };
       return createSrtNetworkSandboxSession({ ...options, sandboxId, abortSignal, template });
     },

@@ -159,7 +159,9 @@ describe('SupervisorLink with the real supervisor', () => {
     const reader = server.stdout.getReader();
     const port = Number(new TextDecoder().decode((await reader.read()).value).trim());
     const socket = await supervisor.link.connect(port);
-    const echoed = new Promise<string>(resolve => socket.once('data', (data: Buffer) => resolve(data.toString())));
+    const echoed = new Promise<string>(resolve =>
+      socket.once('data', (data: Buffer) => resolve(data.toString())),
+    );
     socket.write('ping through the link');
     expect(await echoed).toBe('ping through the link');
     socket.destroy();

@@ -83,10 +83,14 @@ export class SupervisorLink {
       this.fail(new SupervisorLinkError('the sandbox supervisor exited', 'exited')),
     );
     transport.fromSupervisor.on('error', error =>
-      this.fail(new SupervisorLinkError('the link to the sandbox supervisor broke', 'exited', { cause: error })),
+      this.fail(
+        new SupervisorLinkError('the link to the sandbox supervisor broke', 'exited', { cause: error }),
+      ),
     );
     transport.toSupervisor.on('error', error =>
-      this.fail(new SupervisorLinkError('the link to the sandbox supervisor broke', 'exited', { cause: error })),
+      this.fail(
+        new SupervisorLinkError('the link to the sandbox supervisor broke', 'exited', { cause: error }),
+      ),
     );
   }
 
@@ -227,7 +231,8 @@ export class SupervisorLink {
     const duplex = new Duplex({
       read: () => {
         reader.read().then(
-          ({ value, done }) => duplex.push(done ? null : Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
+          ({ value, done }) =>
+            duplex.push(done ? null : Buffer.from(value.buffer, value.byteOffset, value.byteLength)),
           error => duplex.destroy(error as Error),
         );
       },
@@ -379,9 +384,13 @@ export class SupervisorLink {
       }
       case FrameKind.Reset: {
         const reason = frame.payload.byteLength > 0 ? safeReason(frame.payload) : undefined;
-        this.inbound.get(frame.channel)?.fail(
-          reason ? new RemoteError(reason.code, reason.message) : new RemoteError('ECONNRESET', 'stream reset'),
-        );
+        this.inbound
+          .get(frame.channel)
+          ?.fail(
+            reason
+              ? new RemoteError(reason.code, reason.message)
+              : new RemoteError('ECONNRESET', 'stream reset'),
+          );
         this.inbound.delete(frame.channel);
         const window = this.outbound.get(frame.channel);
         this.outbound.delete(frame.channel);
@@ -435,7 +444,9 @@ async function* chunksOf(
 
 function parseJson<T>(schema: z.ZodType<T>, frame: Frame): T {
   if (frame.payload.byteLength > MAX_JSON_PAYLOAD) {
-    throw new ProtocolViolation(`a ${frame.payload.byteLength}-byte message is larger than any the protocol sends`);
+    throw new ProtocolViolation(
+      `a ${frame.payload.byteLength}-byte message is larger than any the protocol sends`,
+    );
   }
   let value: unknown;
   try {
@@ -444,7 +455,8 @@ function parseJson<T>(schema: z.ZodType<T>, frame: Frame): T {
     throw new ProtocolViolation('a message that is not JSON');
   }
   const result = schema.safeParse(value);
-  if (!result.success) throw new ProtocolViolation(`a malformed message (${result.error.issues[0]?.message})`);
+  if (!result.success)
+    throw new ProtocolViolation(`a malformed message (${result.error.issues[0]?.message})`);
   return result.data;
 }
 

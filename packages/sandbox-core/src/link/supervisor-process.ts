@@ -19,7 +19,10 @@ const EXIT_GRACE_MS = 2_000;
  * tests it is the core's own build.
  */
 export function locateSupervisorScript(): string {
-  const candidates = [new URL('./supervisor.js', import.meta.url), new URL('../../dist/supervisor.js', import.meta.url)];
+  const candidates = [
+    new URL('./supervisor.js', import.meta.url),
+    new URL('../../dist/supervisor.js', import.meta.url),
+  ];
   for (const candidate of candidates) {
     const path = fileURLToPath(candidate);
     if (existsSync(path)) return path;
@@ -56,7 +59,8 @@ export class SupervisorProcess {
     config: SupervisorConfig,
     options: { abortSignal?: AbortSignal; describeFailure?: (stderr: string) => string | undefined } = {},
   ): Promise<SupervisorProcess> {
-    if (!child.stdout || !child.stdin || !child.stderr) throw new SandboxError('the supervisor needs piped stdio');
+    if (!child.stdout || !child.stdin || !child.stderr)
+      throw new SandboxError('the supervisor needs piped stdio');
     const link = new SupervisorLink({ fromSupervisor: child.stdout, toSupervisor: child.stdin });
     let stderr = '';
     child.stderr.setEncoding('utf8');
@@ -65,7 +69,11 @@ export class SupervisorProcess {
     });
     const spawnFailed = new Promise<never>((_, reject) =>
       child.once('error', error =>
-        reject(new SupervisorLinkError(`the sandbox supervisor could not start: ${error.message}`, 'exited', { cause: error })),
+        reject(
+          new SupervisorLinkError(`the sandbox supervisor could not start: ${error.message}`, 'exited', {
+            cause: error,
+          }),
+        ),
       ),
     );
     const onAbort = () => child.kill('SIGKILL');

@@ -47,7 +47,19 @@ export type CallRequest =
 export type CallOp = CallRequest['op'];
 
 /** Error codes a REPLY may carry. Anything else from the supervisor is treated as `EIO`. */
-export const FILE_ERROR_CODES = ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'ENOSPC', 'EROFS', 'EEXIST', 'ELOOP', 'EINVAL', 'EIO'] as const;
+export const FILE_ERROR_CODES = [
+  'ENOENT',
+  'EACCES',
+  'EPERM',
+  'EISDIR',
+  'ENOTDIR',
+  'ENOSPC',
+  'EROFS',
+  'EEXIST',
+  'ELOOP',
+  'EINVAL',
+  'EIO',
+] as const;
 
 export interface ReplyError {
   code: string;

@@ -35,7 +35,11 @@ export const killAllValueSchema = z.object({ killed: z.number().int().nonnegativ
 /** Exit codes are 0–255 from a normal exit or 128 + a signal number; anything else is a lie. */
 export const callEventSchema = z.object({
   type: z.literal('exit'),
-  exitCode: z.number().int().min(0).max(255 + 128),
+  exitCode: z
+    .number()
+    .int()
+    .min(0)
+    .max(255 + 128),
 });
 
 export const MAX_JSON_PAYLOAD = Math.min(MAX_FRAME_PAYLOAD, 64 * 1024);

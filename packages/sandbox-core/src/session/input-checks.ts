@@ -9,12 +9,15 @@ export function assertPath(path: unknown, name: string): asserts path is string 
   if (typeof path !== 'string' || path.length === 0) {
     throw new SandboxOptionsError(`${name} must be a non-empty string, got ${describe(path)}`);
   }
-  if (path.includes('\0')) throw new SandboxOptionsError(`${name} contains a NUL byte: ${JSON.stringify(path)}`);
+  if (path.includes('\0'))
+    throw new SandboxOptionsError(`${name} contains a NUL byte: ${JSON.stringify(path)}`);
 }
 
 export function assertCommand(command: unknown): asserts command is string {
-  if (typeof command !== 'string') throw new SandboxOptionsError(`command must be a string, got ${describe(command)}`);
-  if (command.includes('\0')) throw new SandboxOptionsError('command contains a NUL byte, which no shell can run');
+  if (typeof command !== 'string')
+    throw new SandboxOptionsError(`command must be a string, got ${describe(command)}`);
+  if (command.includes('\0'))
+    throw new SandboxOptionsError('command contains a NUL byte, which no shell can run');
 }
 
 export function assertEnvironment(env: unknown): asserts env is Record<string, string> {
@@ -23,7 +26,9 @@ export function assertEnvironment(env: unknown): asserts env is Record<string, s
   }
   for (const [name, value] of Object.entries(env)) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-      throw new SandboxOptionsError(`env has an invalid variable name ${JSON.stringify(name)}: use letters, digits and _`);
+      throw new SandboxOptionsError(
+        `env has an invalid variable name ${JSON.stringify(name)}: use letters, digits and _`,
+      );
     }
     if (typeof value !== 'string') {
       throw new SandboxOptionsError(`env.${name} must be a string, got ${describe(value)}`);

@@ -59,7 +59,8 @@ export function assembleNetworkSession<Extra extends object>(
     getPortEndpoint,
     // Deprecated upstream but still what claude-code 1.0.41 calls; it appends `?token=` to the result,
     // so the URL must never carry a query string of its own.
-    getPortUrl: async (options: { port: number; protocol?: PortProtocol }) => (await getPortEndpoint(options)).url,
+    getPortUrl: async (options: { port: number; protocol?: PortProtocol }) =>
+      (await getPortEndpoint(options)).url,
     stop: () => parts.stop(),
     destroy: () => parts.destroy(),
     restricted: () => commands.restricted(),
@@ -68,6 +69,8 @@ export function assembleNetworkSession<Extra extends object>(
     ...(parts.setRequestTransformations && { setRequestTransformations: parts.setRequestTransformations }),
     ...(ports.setPorts && { setPorts: ports.setPorts.bind(ports) }),
   };
-  return Object.defineProperties(session, Object.getOwnPropertyDescriptors(extra)) as HarnessV1NetworkSandboxSession &
-    Extra;
+  return Object.defineProperties(
+    session,
+    Object.getOwnPropertyDescriptors(extra),
+  ) as HarnessV1NetworkSandboxSession & Extra;
 }

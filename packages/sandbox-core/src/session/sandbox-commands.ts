@@ -21,7 +21,19 @@ export interface SandboxCommandsOptions {
 
 type SpawnOptions = Parameters<Experimental_SandboxSession['spawn']>[0];
 
-const NODE_ENCODINGS = new Set(['utf8', 'utf-8', 'latin1', 'binary', 'ascii', 'utf16le', 'ucs2', 'ucs-2', 'base64', 'base64url', 'hex']);
+const NODE_ENCODINGS = new Set([
+  'utf8',
+  'utf-8',
+  'latin1',
+  'binary',
+  'ascii',
+  'utf16le',
+  'ucs2',
+  'ucs-2',
+  'base64',
+  'base64url',
+  'hex',
+]);
 
 export class SandboxCommands implements Experimental_SandboxSession {
   readonly description: string;
@@ -161,7 +173,9 @@ export class SandboxCommands implements Experimental_SandboxSession {
     encoding?: string;
   }) => {
     if (typeof options.content !== 'string') {
-      throw new SandboxOptionsError(`writeTextFile needs a string content for ${options.path}; use writeBinaryFile for bytes`);
+      throw new SandboxOptionsError(
+        `writeTextFile needs a string content for ${options.path}; use writeBinaryFile for bytes`,
+      );
     }
     return this.writeBinaryFile({ ...options, content: encode(options.content, options.encoding) });
   };
@@ -189,23 +203,32 @@ export class SandboxCommands implements Experimental_SandboxSession {
 
 function decode(bytes: Uint8Array, encoding = 'utf8'): string {
   const name = encoding.toLowerCase();
-  if (NODE_ENCODINGS.has(name)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(name as BufferEncoding);
+  if (NODE_ENCODINGS.has(name))
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(name as BufferEncoding);
   try {
     return new TextDecoder(name).decode(bytes);
   } catch {
-    throw new SandboxOptionsError(`Unknown text encoding "${encoding}": use utf8, latin1, utf16le or another WHATWG encoding name.`);
+    throw new SandboxOptionsError(
+      `Unknown text encoding "${encoding}": use utf8, latin1, utf16le or another WHATWG encoding name.`,
+    );
   }
 }
 
 function encode(text: string, encoding = 'utf8'): Uint8Array {
   const name = encoding.toLowerCase();
   if (NODE_ENCODINGS.has(name)) return Buffer.from(text, name as BufferEncoding);
-  throw new SandboxOptionsError(`Cannot write text as "${encoding}": use utf8, latin1, utf16le, ascii, base64 or hex.`);
+  throw new SandboxOptionsError(
+    `Cannot write text as "${encoding}": use utf8, latin1, utf16le, ascii, base64 or hex.`,
+  );
 }
 
 function fileError(error: unknown, action: 'read' | 'write', path: string): unknown {
   if (error instanceof RemoteError) {
-    return new SandboxFileError(`Could not ${action} ${path} in the sandbox: ${error.message} (${error.code})`, error.code, path);
+    return new SandboxFileError(
+      `Could not ${action} ${path} in the sandbox: ${error.message} (${error.code})`,
+      error.code,
+      path,
+    );
   }
   return error;
 }
@@ -214,7 +237,10 @@ function commandError(error: unknown, workingDirectory: string | undefined): unk
   if (error instanceof RemoteError) {
     const where = workingDirectory ? ` in ${workingDirectory}` : '';
     const hint = error.code === 'ENOENT' ? ': the working directory does not exist' : '';
-    return new SandboxCommandError(`Could not start the command${where}${hint} (${error.message})`, error.code);
+    return new SandboxCommandError(
+      `Could not start the command${where}${hint} (${error.message})`,
+      error.code,
+    );
   }
   if (error instanceof SandboxError) return error;
   return error;

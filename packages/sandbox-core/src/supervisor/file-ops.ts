@@ -65,7 +65,8 @@ export async function writeFileFrom(wire: SupervisorWire, path: string, stream: 
           }
         },
         end: () => resolveDone(),
-        reset: () => rejectDone(Object.assign(new Error('the host abandoned the write'), { code: 'ECANCELED' })),
+        reset: () =>
+          rejectDone(Object.assign(new Error('the host abandoned the write'), { code: 'ECANCELED' })),
       });
     });
     await finished;

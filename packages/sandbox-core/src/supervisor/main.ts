@@ -93,7 +93,6 @@ async function handle(call: CallRequest, id: number): Promise<unknown> {
   }
 }
 
-
 function tagOf(callId: number): string {
   return `${config?.processTag ?? 'untagged'}:${callId}`;
 }

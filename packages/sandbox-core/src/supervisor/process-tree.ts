@@ -156,14 +156,21 @@ async function listFromProc(readTags: boolean): Promise<ListedProcess[]> {
   const depth = (await readNamespacePids('self'))?.length;
   const raw: Array<ListedProcess & { local: number | undefined }> = [];
   for (let i = 0; i < pids.length; i += PROC_BATCH) {
-    const batch = await Promise.all(pids.slice(i, i + PROC_BATCH).map(pid => readProcEntry(pid, readTags, depth)));
+    const batch = await Promise.all(
+      pids.slice(i, i + PROC_BATCH).map(pid => readProcEntry(pid, readTags, depth)),
+    );
     for (const entry of batch) if (entry !== undefined) raw.push(entry);
   }
   const localOf = new Map(raw.map(entry => [entry.pid, entry.local]));
   const entries: ListedProcess[] = [];
   for (const entry of raw) {
     if (entry.local === undefined) continue;
-    entries.push({ pid: entry.local, ppid: localOf.get(entry.ppid) ?? 0, state: entry.state, tag: entry.tag });
+    entries.push({
+      pid: entry.local,
+      ppid: localOf.get(entry.ppid) ?? 0,
+      state: entry.state,
+      tag: entry.tag,
+    });
   }
   return entries;
 }

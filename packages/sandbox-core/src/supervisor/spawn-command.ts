@@ -71,9 +71,7 @@ export function spawnCommand(
         forward(wire, request.stderr, child.stderr!),
       ];
       child.once('exit', (code, signal) => {
-        void Promise.all(outputs.map(output => output.finish())).then(() =>
-          onExit(exitCodeOf(code, signal)),
-        );
+        void Promise.all(outputs.map(output => output.finish())).then(() => onExit(exitCodeOf(code, signal)));
       });
       resolve(child);
     });

@@ -91,7 +91,9 @@ export class SupervisorWire {
   reset(stream: number, reason?: { code: string; message: string }): void {
     this.outbound.get(stream)?.abandon();
     this.outbound.delete(stream);
-    this.send(reason ? encodeJsonFrame(FrameKind.Reset, stream, reason) : encodeFrame(FrameKind.Reset, stream));
+    this.send(
+      reason ? encodeJsonFrame(FrameKind.Reset, stream, reason) : encodeFrame(FrameKind.Reset, stream),
+    );
   }
 
   /** Starts delivering a host→supervisor stream into `sink`, including bytes that arrived early. */

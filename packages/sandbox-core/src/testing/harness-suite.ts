@@ -120,7 +120,9 @@ export function describeHarnessIntegration(name: string, options: HarnessIntegra
         const pid = await readBridgePid(sandbox, session.sessionId).catch(() => undefined);
         if (pid === undefined) continue;
         await Promise.resolve(
-          sandbox.run({ command: `ps -o args= -p ${pid} | grep -q bridge.mjs && kill ${pid}; true` }),
+          sandbox.run({
+            command: `tr '\\0' ' ' < /proc/${pid}/cmdline 2>/dev/null | grep -q bridge.mjs && kill ${pid}; true`,
+          }),
         ).catch(() => {});
       }
     });
@@ -331,11 +333,14 @@ async function readBridgePid(sandbox: HarnessV1NetworkSandboxSession, sessionId:
   return meta.pid;
 }
 
-/** Whether a process runs in the sandbox; a zombie counts as gone. */
+/**
+ * Whether a process runs in the sandbox. `kill -0` rather than `ps`: under srt the command runs in a
+ * PID namespace nested below the one /proc shows, so ps would look the pid up in the wrong one. The
+ * bridge is reaped by the supervisor that started it, so a zombie does not linger to fool kill -0.
+ */
 async function isAlive(sandbox: HarnessV1NetworkSandboxSession, pid: number): Promise<boolean> {
-  const { stdout } = await sandbox.run({ command: `ps -o stat= -p ${pid} 2>/dev/null || true` });
-  const state = stdout.trim();
-  return state.length > 0 && !state.startsWith('Z');
+  const { stdout } = await sandbox.run({ command: `kill -0 ${pid} 2>/dev/null && echo alive || true` });
+  return stdout.trim() === 'alive';
 }
 
 async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {

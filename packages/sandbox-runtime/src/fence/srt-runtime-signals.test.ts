@@ -66,6 +66,23 @@ describe('SrtRuntime signal handling', () => {
     }
   });
 
+  it("also takes srt's listeners out when they come with a later start", async () => {
+    const { manager, srtListener } = srtLike();
+    const initialize = manager.initialize;
+    let calls = 0;
+    manager.initialize = async (config: SandboxRuntimeConfig) => {
+      if (++calls === 1) throw new Error('Sandbox dependencies not available: socat not installed');
+      await initialize(config);
+    };
+    const runtime = new SrtRuntime(manager, { probe: false, staleSocketDir: false, factSources: linuxHost });
+    await expect(runtime.ensure()).rejects.toMatchObject({ reason: 'missing-binary' });
+    await runtime.ensure();
+    for (const signal of SIGNALS) {
+      expect(process.listeners(signal)).not.toContain(srtListener);
+      expect(process.listenerCount(signal)).toBe(1);
+    }
+  });
+
   it('stops the sandboxes, resets srt and exits with 128 + the signal when nobody else listens', async () => {
     const { runtime, manager } = await started();
     const order: string[] = [];

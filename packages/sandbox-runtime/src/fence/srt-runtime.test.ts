@@ -119,6 +119,22 @@ describe('SrtRuntime.ensure', () => {
   });
 });
 
+describe('SrtRuntime.ensure, concurrently', () => {
+  it('lets a sandbox waiting on a failed start try again itself', async () => {
+    const { manager } = fakeManager({ perCommandLists: true });
+    const answers = [
+      { ok: false, stderr: 'odd failure' },
+      { ok: true, stderr: '' },
+    ];
+    const runtime = runtimeWith(manager, async () => answers.shift()!);
+    const [first, second] = await Promise.allSettled([runtime.ensure(), runtime.ensure()]);
+    expect(first).toMatchObject({ status: 'rejected', reason: { reason: 'probe-failed' } });
+    expect(second).toMatchObject({ status: 'fulfilled' });
+    expect(manager.initialize).toHaveBeenCalledTimes(2);
+    expect(runtime.settings).toBeDefined();
+  });
+});
+
 describe('SrtRuntime allow lists', () => {
   it('registers one list per command when srt can', async () => {
     const { manager, lists } = fakeManager({ perCommandLists: true });

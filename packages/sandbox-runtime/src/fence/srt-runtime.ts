@@ -198,8 +198,10 @@ export class SrtRuntime {
       await this.manager.reset().catch(() => undefined);
       const text = error instanceof Error ? error.message : String(error);
       throw SrtError.isInstance(error) ? error : diagnoseFailure(text, facts, wanted);
+    } finally {
+      // Also after a failed start: srt may have added its listeners before failing.
+      if (this.options.handleSignals ?? true) this.installSignalHandling(before);
     }
-    if (this.options.handleSignals ?? true) this.installSignalHandling(before);
     const probe = this.options.probe ?? spawnProbe;
     if (probe !== false) {
       let result: { ok: boolean; stderr: string };
@@ -332,13 +334,18 @@ export class SrtRuntime {
    * than five seconds.
    */
   private installSignalHandling(before: Map<Signal, Listener[]>): void {
+    for (const signal of SIGNALS) {
+      // What appeared during initialize() is srt's (a listener the application adds in those few
+      // milliseconds would be taken too: a known limit of telling them apart by time).
+      const earlier = before.get(signal) ?? [];
+      const ours = this.signalHandlers?.get(signal);
+      for (const listener of process.listeners(signal)) {
+        if (listener !== ours && !earlier.includes(listener)) process.removeListener(signal, listener);
+      }
+    }
     if (this.signalHandlers) return;
     this.signalHandlers = new Map();
     for (const signal of SIGNALS) {
-      const earlier = before.get(signal) ?? [];
-      for (const listener of process.listeners(signal)) {
-        if (!earlier.includes(listener)) process.removeListener(signal, listener);
-      }
       const handler: Listener = () => this.onSignal(signal);
       this.signalHandlers.set(signal, handler);
       process.on(signal, handler);

@@ -7,7 +7,9 @@
 import { randomBytes } from 'node:crypto';
 
 /** Credential variables, and where each one's API lives (a base-URL variable may move it). */
-export const KNOWN_CREDENTIAL_VARIABLES: Readonly<Record<string, { baseUrlVariable?: string; defaultHost: string }>> = {
+export const KNOWN_CREDENTIAL_VARIABLES: Readonly<
+  Record<string, { baseUrlVariable?: string; defaultHost: string }>
+> = {
   ANTHROPIC_API_KEY: { baseUrlVariable: 'ANTHROPIC_BASE_URL', defaultHost: 'api.anthropic.com' },
   ANTHROPIC_AUTH_TOKEN: { baseUrlVariable: 'ANTHROPIC_BASE_URL', defaultHost: 'api.anthropic.com' },
   CLAUDE_CODE_OAUTH_TOKEN: { baseUrlVariable: 'ANTHROPIC_BASE_URL', defaultHost: 'api.anthropic.com' },
@@ -54,7 +56,11 @@ export function maskCredentialEnvironment(
   return { env: result, masked };
 }
 
-function hostFor(variable: string, env: Record<string, string>, extra: CredentialVariables): string | undefined {
+function hostFor(
+  variable: string,
+  env: Record<string, string>,
+  extra: CredentialVariables,
+): string | undefined {
   const named = extra[variable];
   if (named) return named.host;
   const known = KNOWN_CREDENTIAL_VARIABLES[variable];
@@ -67,4 +73,15 @@ function hostFor(variable: string, env: Record<string, string>, extra: Credentia
   } catch {
     return known.defaultHost;
   }
+}
+
+/**
+ * The host a credential may go to, as srt's proxy matches it: by name, without the port. The port
+ * still counts for reaching the host at all, which the allow list decides.
+ */
+export function credentialHost(host: string): string {
+  const bracket = host.startsWith('[') ? host.indexOf(']') : -1;
+  if (bracket !== -1) return host.slice(0, bracket + 1);
+  const colon = host.lastIndexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
 }

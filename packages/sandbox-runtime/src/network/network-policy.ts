@@ -22,7 +22,7 @@ export function allowedDomainsForPolicy(policy: HarnessV1NetworkPolicy): string[
     case 'custom': {
       if (policy.deniedCIDRs && policy.deniedCIDRs.length > 0) {
         throw unsupported(
-          "srt cannot deny addresses inside an allow list: drop deniedCIDRs (srt already refuses loopback, " +
+          'srt cannot deny addresses inside an allow list: drop deniedCIDRs (srt already refuses loopback, ' +
             'link-local and metadata addresses a host name resolves to).',
         );
       }

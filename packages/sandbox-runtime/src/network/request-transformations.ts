@@ -41,7 +41,13 @@ export function credentialSwapsOf(rules: ReadonlyArray<HarnessV1RequestTransform
         );
         continue;
       }
-      swaps.push({ key: `${host}\0${header.toLowerCase()}\0${placeholder}`, header, placeholder, realValue, host });
+      swaps.push({
+        key: `${host}\0${header.toLowerCase()}\0${placeholder}`,
+        header,
+        placeholder,
+        realValue,
+        host,
+      });
     }
   }
   return { swaps, warnings };

@@ -7,6 +7,7 @@ import type { HarnessV1RequestTransformation } from '@ai-sdk/harness';
 import type { CredentialRegistration } from '../fence/credential-broker.js';
 import type { SrtRuntime } from '../fence/srt-runtime.js';
 import {
+  credentialHost,
   maskCredentialEnvironment,
   newPlaceholder,
   type CredentialVariables,
@@ -27,7 +28,8 @@ export class CredentialSet {
 
   constructor(
     private readonly runtime: SrtRuntime,
-    private readonly onHostsChanged: () => void,
+    /** Called when the hosts change (the sandbox recomputes its allow list). */
+    public onHostsChanged: () => void,
     private readonly extraVariables: CredentialVariables,
   ) {}
 
@@ -68,7 +70,12 @@ export class CredentialSet {
         entry = {
           host,
           placeholder,
-          registration: this.runtime.registerCredential({ name: variable, placeholder, realValue, hosts: [host] }),
+          registration: this.runtime.registerCredential({
+            name: variable,
+            placeholder,
+            realValue,
+            hosts: [credentialHost(host)],
+          }),
         };
         this.masked.set(key, entry);
         added = true;
@@ -91,7 +98,7 @@ export class CredentialSet {
       name: swap.header,
       placeholder: swap.placeholder,
       realValue: swap.realValue,
-      hosts: [swap.host],
+      hosts: [credentialHost(swap.host)],
     });
     this.swaps.set(swap.key, { host: swap.host, placeholder: swap.placeholder, registration });
   }

@@ -40,9 +40,12 @@ export class SrtSandbox {
     readonly workspace: string,
     private readonly fenced: FencedProcess,
     private readonly supervisor: SupervisorProcess,
+    credentials: CredentialSet,
   ) {
     this.forwarder = new PortForwarder(() => this.link());
-    this.credentials = this.newCredentialSet();
+    credentials.onHostsChanged = () => this.applyDomains();
+    this.credentials = credentials;
+    this.credentialSets.add(credentials);
     // srt's own signal handling resets it without exiting; ours stops the sandboxes first.
     this.unsubscribeShutdown = srtRuntime().onShutdown(() => this.stop());
     supervisor.link.onClose(() => {
@@ -75,6 +78,10 @@ export class SrtSandbox {
       },
       [process.execPath, script],
     );
+    // The sandbox-wide defaults go to the supervisor, which applies them over srt's own variables
+    // for every command; a real credential among them is masked like one in a command's env.
+    const credentials = new CredentialSet(runtime, () => undefined, record.credentialVariables);
+    const env = record.brokerCredentials ? credentials.maskEnvironment(record.env) : record.env;
     let supervisor: SupervisorProcess;
     try {
       supervisor = await SupervisorProcess.connect(
@@ -82,7 +89,7 @@ export class SrtSandbox {
         {
           processTag: `srt:${record.sandboxId}`,
           defaultWorkingDirectory: fenced.config.workspace,
-          env: {},
+          env,
           unsetEnv: [],
           killGraceMs: KILL_GRACE_MS,
         },
@@ -96,10 +103,13 @@ export class SrtSandbox {
       );
     } catch (error) {
       fenced.cleanup();
+      credentials.withdrawAll();
       if (options.abortSignal?.aborted) throw options.abortSignal.reason;
-      throw new SrtError(`The sandbox did not start: ${(error as Error).message}`, 'refused', { cause: error });
+      throw new SrtError(`The sandbox did not start: ${(error as Error).message}`, 'refused', {
+        cause: error,
+      });
     }
-    const sandbox = new SrtSandbox(layout, record, fenced.config.workspace, fenced, supervisor);
+    const sandbox = new SrtSandbox(layout, record, fenced.config.workspace, fenced, supervisor, credentials);
     sandbox.applyDomains();
     return sandbox;
   }
@@ -119,7 +129,10 @@ export class SrtSandbox {
   /** The live link, or SandboxStoppedError. */
   link(): SupervisorLink {
     if (this.state !== 'running' || !this.supervisor.link.isOpen) {
-      const why = this.supervisor.link.error && this.state === 'running' ? ` (${this.supervisor.link.error.message})` : '';
+      const why =
+        this.supervisor.link.error && this.state === 'running'
+          ? ` (${this.supervisor.link.error.message})`
+          : '';
       throw new SandboxStoppedError(
         `The srt sandbox "${this.id}" is ${this.state === 'running' ? 'no longer running' : this.state}${why}; ` +
           'resume it to use it again.',

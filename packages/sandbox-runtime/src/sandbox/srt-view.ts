@@ -28,7 +28,11 @@ export type SrtNetworkSandboxSession = HarnessV1NetworkSandboxSession & {
   killAllProcesses(): Promise<number>;
 };
 
-export function createSrtView(sandbox: SrtSandbox, ports: readonly number[], isRoot: boolean): SrtNetworkSandboxSession {
+export function createSrtView(
+  sandbox: SrtSandbox,
+  ports: readonly number[],
+  isRoot: boolean,
+): SrtNetworkSandboxSession {
   let viewPorts = [...ports];
   let released = false;
   const credentials: CredentialSet = isRoot ? sandbox.credentials : sandbox.newCredentialSet();
@@ -36,7 +40,9 @@ export function createSrtView(sandbox: SrtSandbox, ports: readonly number[], isR
   const link = () => {
     const live = sandbox.link();
     if (released) {
-      throw new HarnessCapabilityUnsupportedError({ message: 'This view of the sandbox was released; fork a new one.' });
+      throw new HarnessCapabilityUnsupportedError({
+        message: 'This view of the sandbox was released; fork a new one.',
+      });
     }
     return live;
   };
@@ -118,7 +124,8 @@ export function createSrtView(sandbox: SrtSandbox, ports: readonly number[], isR
     },
     {
       isolatesNetwork: sandbox.isolatesNetwork,
-      fork: ({ ports: forkPorts }: { ports: readonly number[] }) => createSrtView(sandbox, checkPorts(forkPorts), false),
+      fork: ({ ports: forkPorts }: { ports: readonly number[] }) =>
+        createSrtView(sandbox, checkPorts(forkPorts), false),
       release,
       killAllProcesses: () => link().killAll(),
     },
