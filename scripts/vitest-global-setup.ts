@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export default function setup(): void {
-  console.log("ROOT SETUP");
   const core = fileURLToPath(new URL('../packages/sandbox-core', import.meta.url));
   execFileSync('pnpm', ['exec', 'tsup', '--silent'], { cwd: core, stdio: 'inherit' });
 }

@@ -4,8 +4,8 @@
  */
 import type { HarnessV1NetworkSandboxSession } from '@ai-sdk/harness';
 import type { HarnessAgentSession } from '@ai-sdk/harness/agent';
-import { getAgent } from './agent.js';
-import { createConversationSandbox } from './sandbox.js';
+import { getAgent } from './agent';
+import { createConversationSandbox } from './sandbox';
 
 export interface Conversation {
   readonly sandbox: HarnessV1NetworkSandboxSession;

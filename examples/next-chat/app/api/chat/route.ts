@@ -3,8 +3,8 @@
  * chunks (text, and each tool call with its output).
  */
 import type { UIMessage } from 'ai';
-import { getAgent } from '../../../lib/agent.js';
-import { isValidChatId, openConversation } from '../../../lib/conversations.js';
+import { getAgent } from '../../../lib/agent';
+import { isValidChatId, openConversation } from '../../../lib/conversations';
 
 // Sandboxes and child processes: Node.js only, and never cached.
 export const runtime = 'nodejs';

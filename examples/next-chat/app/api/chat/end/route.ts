@@ -1,5 +1,5 @@
 /** "End conversation": stops the conversation's Claude Code session and removes its sandbox. */
-import { endConversation, isValidChatId } from '../../../../lib/conversations.js';
+import { endConversation, isValidChatId } from '../../../../lib/conversations';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
