@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globalSetup: ['./scripts/vitest-global-setup.ts'],
+    reporters: ['default', './scripts/summary-reporter.ts'],
     projects: [
       {
         extends: true,

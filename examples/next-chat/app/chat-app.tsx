@@ -14,9 +14,7 @@ export function ChatApp({ sandbox }: { sandbox: 'srt' | 'local' }) {
     <main className="shell">
       <header className="top">
         <h1>Claude Code, sandboxed</h1>
-        <p className="sub">
-          Each conversation gets a sandbox of its own, in {SANDBOX_LABEL[sandbox]}.
-        </p>
+        <p className="sub">Each conversation gets a sandbox of its own, in {SANDBOX_LABEL[sandbox]}.</p>
       </header>
       <Conversation
         key={generation}

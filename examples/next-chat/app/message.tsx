@@ -15,7 +15,8 @@ export function Message({ message }: { message: UIMessage }) {
               </p>
             );
           }
-          if (isToolUIPart(part)) return <ToolCall key={part.toolCallId} name={getToolName(part)} part={part} />;
+          if (isToolUIPart(part))
+            return <ToolCall key={part.toolCallId} name={getToolName(part)} part={part} />;
           return null;
         })}
       </div>

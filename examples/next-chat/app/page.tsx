@@ -1,4 +1,4 @@
-import { sandboxKind } from '../lib/sandbox';
+import { sandboxKind } from '../lib/sandbox-kind';
 import { ChatApp } from './chat-app';
 
 // The sandbox kind comes from the server's environment at request time, not at build time.

@@ -13,7 +13,11 @@ export function ToolCall({ name, part }: { name: string; part: ToolUIPart | Dyna
   const input = part.input as Record<string, unknown> | undefined;
   const command = typeof input?.command === 'string' ? input.command : undefined;
   const output =
-    part.state === 'output-available' ? textOf(part.output) : part.state === 'output-error' ? part.errorText : '';
+    part.state === 'output-available'
+      ? textOf(part.output)
+      : part.state === 'output-error'
+        ? part.errorText
+        : '';
   return (
     <figure className="tool" data-tool={name} data-state={part.state}>
       <figcaption>

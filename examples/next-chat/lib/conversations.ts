@@ -15,7 +15,10 @@ export interface Conversation {
 // On globalThis: Next.js bundles each route on its own, so a module-level map would not be shared
 // between the chat route and the end route (nor survive a reload in `next dev`).
 const key = Symbol.for('next-chat.conversations');
-const store = ((globalThis as Record<symbol, unknown>)[key] ??= new Map()) as Map<string, Promise<Conversation>>;
+const store = ((globalThis as Record<symbol, unknown>)[key] ??= new Map()) as Map<
+  string,
+  Promise<Conversation>
+>;
 
 /** The chat id becomes the sandbox's id, so it must be one (useChat's ids are). */
 const CHAT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
@@ -63,7 +66,7 @@ async function startConversation(chatId: string): Promise<Conversation> {
     const session = await agent.createSession({ sandboxSession: sandbox });
     return { sandbox, session };
   } catch (error) {
-    await sandbox.destroy().catch(() => {});
+    await Promise.resolve(sandbox.destroy()).catch(() => {});
     throw error;
   }
 }

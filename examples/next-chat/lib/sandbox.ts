@@ -4,9 +4,20 @@
  */
 import type { HarnessV1NetworkSandboxSession } from '@ai-sdk/harness';
 import type { HarnessAgentAdapter } from '@ai-sdk/harness/agent';
+import type * as LocalExports from 'ai-sdk-sandbox-local';
+import type * as SrtExports from 'ai-sdk-sandbox-runtime';
 import { isAbsolute } from 'node:path';
+import { sandboxKind } from './sandbox-kind';
 
-export type SandboxKind = 'srt' | 'local';
+/*
+ * The sandbox packages are loaded by Node itself, when a conversation first needs one: each kind
+ * loads only its own package, and neither is bundled. next.config.ts lists them in
+ * serverExternalPackages, which is enough where they are installed from the registry; in this
+ * repository they are workspace links into packages/, outside node_modules, and both Turbopack and
+ * webpack bundle such packages whatever that list says. The ignore comments cover both cases.
+ */
+type SrtPackage = typeof SrtExports;
+type LocalPackage = typeof LocalExports;
 
 /** The port Claude Code's bridge listens on inside an srt sandbox (each sandbox has its own network). */
 const BRIDGE_PORT = 4000;
@@ -17,14 +28,6 @@ const BRIDGE_PORT = 4000;
  * api.anthropic.com directly (feature flags, telemetry), whatever the base URL says.
  */
 const SANDBOX_ENV = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-
-export function sandboxKind(): SandboxKind {
-  const value = process.env.EXAMPLE_SANDBOX || 'srt';
-  if (value !== 'srt' && value !== 'local') {
-    throw new Error(`EXAMPLE_SANDBOX is ${JSON.stringify(value)}: set it to "srt" or "local", or leave it unset.`);
-  }
-  return value;
-}
 
 /** Where the sandboxes' directories go: EXAMPLE_SANDBOX_DIRECTORY, or the package's default. */
 function sandboxDirectory(): string | undefined {
@@ -67,10 +70,9 @@ export async function createConversationSandbox(
 ): Promise<HarnessV1NetworkSandboxSession> {
   const directory = sandboxDirectory();
   if (sandboxKind() === 'srt') {
-    // Imported when used: each kind loads only its own package (srt's starts its proxy on first use).
-    const { createSrtNetworkSandboxSession, sandboxTemplateFor, DEFAULT_ALLOWED_DOMAINS } = await import(
-      'ai-sdk-sandbox-runtime'
-    );
+    const { createSrtNetworkSandboxSession, sandboxTemplateFor, DEFAULT_ALLOWED_DOMAINS } = (await import(
+      /* webpackIgnore: true */ /* turbopackIgnore: true */ 'ai-sdk-sandbox-runtime'
+    )) as SrtPackage;
     return createSrtNetworkSandboxSession({
       sandboxId,
       directory,
@@ -80,7 +82,9 @@ export async function createConversationSandbox(
       template: await sandboxTemplateFor(claudeCode),
     });
   }
-  const { createLocalNetworkSandboxSession } = await import('ai-sdk-sandbox-local');
+  const { createLocalNetworkSandboxSession } = (await import(
+    /* webpackIgnore: true */ /* turbopackIgnore: true */ 'ai-sdk-sandbox-local'
+  )) as LocalPackage;
   return createLocalNetworkSandboxSession({
     sandboxId,
     directory,

@@ -148,7 +148,9 @@ describe('local sandbox ports', () => {
       const { url } = await first!.getPortEndpoint({ port });
       expect(await (await fetch(url)).text()).toBe('served');
       expect(await first!.getPortUrl({ port, protocol: 'ws' })).toBe(`ws://127.0.0.1:${port}`);
-      const unexposed = await first!.getPortEndpoint({ port: 1 }).catch(e => e);
+      const unexposed = await Promise.resolve(first!.getPortEndpoint({ port: 1 })).catch(
+        (e: unknown) => e as any,
+      );
       expect(HarnessCapabilityUnsupportedError.isInstance(unexposed)).toBe(true);
     } finally {
       await Promise.all(sessions.map(session => session.destroy()));

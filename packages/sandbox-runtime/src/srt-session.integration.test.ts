@@ -70,7 +70,9 @@ describe('network policy', () => {
     [{ mode: 'custom', allowedHosts: ['example.com'], deniedCIDRs: ['169.254.169.254/32'] }],
   ] as const)('refuses a policy srt cannot express: %j', async policy => {
     await withSandbox({}, async session => {
-      const error = await session.setNetworkPolicy!(policy as never).catch(e => e);
+      const error = await Promise.resolve(session.setNetworkPolicy!(policy as never)).catch(
+        (e: unknown) => e as any,
+      );
       expect(HarnessCapabilityUnsupportedError.isInstance(error)).toBe(true);
     });
   });
@@ -151,7 +153,10 @@ describe('credentials', () => {
   it('leaves brokering out entirely when brokerCredentials is false', async () => {
     await withSandbox({ brokerCredentials: false }, async session => {
       expect('addRequestTransformations' in session).toBe(false);
-      const result = await session.run({ command: 'echo "$KEY"', env: { ANTHROPIC_API_KEY: 'sk-x', KEY: 'kept' } });
+      const result = await session.run({
+        command: 'echo "$KEY"',
+        env: { ANTHROPIC_API_KEY: 'sk-x', KEY: 'kept' },
+      });
       expect(result.stdout).toBe('kept\n');
     });
   });
@@ -169,7 +174,9 @@ describe('ports and views', () => {
       expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
       const { url: http } = await session.getPortEndpoint({ port: 4200 });
       expect(await (await fetch(http)).text()).toBe('inside');
-      const refused = await session.getPortEndpoint({ port: 4201 }).catch(e => e);
+      const refused = await Promise.resolve(session.getPortEndpoint({ port: 4201 })).catch(
+        (e: unknown) => e as any,
+      );
       expect(HarnessCapabilityUnsupportedError.isInstance(refused)).toBe(true);
       await session.setPorts!([4201]);
       await expect(fetch(http)).rejects.toThrow();
@@ -187,7 +194,9 @@ describe('ports and views', () => {
       const urlB = (await second.getPortEndpoint({ port: 4301 })).url;
       expect(await (await fetch(urlA)).text()).toBe('first');
       expect(await (await fetch(urlB)).text()).toBe('second');
-      expect((await first.getPortEndpoint({ port: 4301 }).catch(e => e)).name).toContain('Unsupported');
+      expect(
+        (await Promise.resolve(first.getPortEndpoint({ port: 4301 })).catch((e: unknown) => e as any)).name,
+      ).toContain('Unsupported');
 
       await first.release();
       expect((await a.wait()).exitCode).not.toBe(0);
@@ -201,12 +210,19 @@ describe('ports and views', () => {
 describe('lifecycle', () => {
   it('keeps files across stop and resume, and resumes with its rules', async () => {
     const sandboxId = `resume-${Date.now()}`;
-    const session = await createSrtNetworkSandboxSession({ directory, sandboxId, ports: [4400], allowedDomains: [] });
+    const session = await createSrtNetworkSandboxSession({
+      directory,
+      sandboxId,
+      ports: [4400],
+      allowedDomains: [],
+    });
     await session.writeTextFile({ path: 'kept.txt', content: 'across runs' });
     await session.run({ command: 'sleep 1000 >/dev/null 2>&1 &' });
     await session.stop();
     await session.stop();
-    await expect(createSrtNetworkSandboxSession({ directory, sandboxId })).rejects.toBeInstanceOf(SandboxConflictError);
+    await expect(createSrtNetworkSandboxSession({ directory, sandboxId })).rejects.toBeInstanceOf(
+      SandboxConflictError,
+    );
 
     const resumed = await resumeSrtNetworkSandboxSession({ directory, sandboxId });
     expect(await resumed.readTextFile({ path: 'kept.txt' })).toBe('across runs');
@@ -264,7 +280,9 @@ describe('lifecycle', () => {
     await prepared.destroy();
 
     const sandboxId = `failing-${Date.now()}`;
-    const error = await createSrtNetworkSandboxSession({ directory, sandboxId, setup: ['exit 4'] }).catch(e => e);
+    const error = await createSrtNetworkSandboxSession({ directory, sandboxId, setup: ['exit 4'] }).catch(
+      e => e,
+    );
     expect(error).toBeInstanceOf(SrtError);
     expect(error.reason).toBe('setup-failed');
     expect(existsSync(join(directory, sandboxId))).toBe(false);

@@ -13,7 +13,10 @@ export const dynamic = 'force-dynamic';
 export async function POST(request: Request): Promise<Response> {
   const { id, messages } = (await request.json()) as { id?: unknown; messages?: UIMessage[] };
   if (!isValidChatId(id)) {
-    return Response.json({ error: 'The chat id must be 1 to 100 letters, digits, "_" or "-".' }, { status: 400 });
+    return Response.json(
+      { error: 'The chat id must be 1 to 100 letters, digits, "_" or "-".' },
+      { status: 400 },
+    );
   }
   // Claude Code keeps the conversation in its session: each turn sends only the new message.
   const last = messages?.at(-1);

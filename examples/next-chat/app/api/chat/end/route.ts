@@ -7,7 +7,10 @@ export const dynamic = 'force-dynamic';
 export async function POST(request: Request): Promise<Response> {
   const { id } = (await request.json()) as { id?: unknown };
   if (!isValidChatId(id)) {
-    return Response.json({ error: 'The chat id must be 1 to 100 letters, digits, "_" or "-".' }, { status: 400 });
+    return Response.json(
+      { error: 'The chat id must be 1 to 100 letters, digits, "_" or "-".' },
+      { status: 400 },
+    );
   }
   try {
     return Response.json({ ended: await endConversation(id) });
