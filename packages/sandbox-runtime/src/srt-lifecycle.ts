@@ -18,6 +18,7 @@ import { DEFAULT_ALLOWED_DOMAINS } from './fence/default-allowed-domains.js';
 import { validateAllowedDomains } from './fence/domain-pattern.js';
 import { ensureLayout, sandboxLayout } from './fence/layout.js';
 import { SrtSandbox } from './sandbox/srt-sandbox.js';
+import { TemplateCache } from './template/template-cache.js';
 import { createSrtView, type SrtNetworkSandboxSession } from './sandbox/srt-view.js';
 import { SrtError } from './srt-error.js';
 import {
@@ -67,6 +68,8 @@ export async function createSrtNetworkSandboxSession(
     await writeRecord(layout.sandboxDir, record);
     const progress = checked.onProgress ?? (() => undefined);
     progress({ phase: 'starting', message: `starting sandbox ${layout.sandboxId}` });
+    const cache = checked.template && checked.templateCache !== false ? TemplateCache.for(layout) : undefined;
+    const restored = cache ? await cache.restore(checked.template!.identity, layout) : false;
     session = await open(layout, record, checked);
     for (const command of checked.setup ?? []) {
       progress({ phase: 'setup', message: command });
@@ -79,12 +82,18 @@ export async function createSrtNetworkSandboxSession(
         );
       }
     }
-    if (checked.template) {
+    if (checked.template && restored) {
+      progress({ phase: 'template', message: `template ${checked.template.identity} copied from the cache` });
+    } else if (checked.template) {
       progress({ phase: 'template', message: `preparing template ${checked.template.identity}` });
       await checked.template.prepare({
         session: withProgress(session.restricted(), progress),
         abortSignal: signal,
       });
+      if (cache) {
+        progress({ phase: 'template', message: `saving template ${checked.template.identity} to the cache` });
+        await cache.save(checked.template.identity, layout);
+      }
     }
     progress({ phase: 'ready', message: `sandbox ${layout.sandboxId} is ready` });
     return session;

@@ -41,6 +41,11 @@ export interface SrtSandboxOptions {
   setup?: string[];
   /** Prepared at creation, before the sandbox is handed over: usually a harness's bootstrap. */
   template?: SandboxTemplate;
+  /**
+   * Keep what a template prepared, per identity, and give later sandboxes a copy instead of preparing
+   * again (default true). The cache lives in `<directory>/.templates/`.
+   */
+  templateCache?: boolean;
   /** Keep real credentials out of the sandbox (default true). */
   brokerCredentials?: boolean;
   /** Credential variables beyond the known ones, with the host each may be sent to. */
@@ -106,6 +111,7 @@ const optionsSchema = z
       })
       .passthrough()
       .optional(),
+    templateCache: z.boolean().optional(),
     brokerCredentials: z.boolean().optional(),
     credentialVariables: z.record(z.string(), z.object({ host: z.string().min(1) })).optional(),
     runtime: runtimeSchema.optional(),

@@ -288,6 +288,39 @@ describe('lifecycle', () => {
     expect(existsSync(join(directory, sandboxId))).toBe(false);
   });
 
+  it('prepares a template once per identity and gives later sandboxes their own copy of it', async () => {
+    const templateDirectory = mkdtempSync(join(directory, 'templates-'));
+    let prepared = 0;
+    const template = (identity: string) => ({
+      identity,
+      prepare: async ({ session }: { session: { run(o: { command: string }): PromiseLike<unknown> } }) => {
+        prepared++;
+        await session.run({
+          command: `mkdir -p /tmp/tool ~/.tool && echo ${identity} > /tmp/tool/version && echo home > ~/.tool/state`,
+        });
+      },
+    });
+    const make = (identity: string) =>
+      createSrtNetworkSandboxSession({ directory: templateDirectory, template: template(identity) });
+    const read = (session: SrtNetworkSandboxSession) =>
+      session.run({ command: 'cat /tmp/tool/version ~/.tool/state' }).then(result => result.stdout);
+
+    const first = await make('tool-v1');
+    const second = await make('tool-v1');
+    expect(prepared).toBe(1);
+    expect(await read(second)).toBe('tool-v1\nhome\n');
+    // One sandbox changing its copy changes neither the others' nor the cache.
+    await second.run({ command: 'echo changed > /tmp/tool/version' });
+    expect(await read(first)).toBe('tool-v1\nhome\n');
+    const third = await make('tool-v1');
+    expect(await read(third)).toBe('tool-v1\nhome\n');
+    // Another identity prepares afresh.
+    const fourth = await make('tool-v2');
+    expect(prepared).toBe(2);
+    expect(await read(fourth)).toBe('tool-v2\nhome\n');
+    await Promise.all([first, second, third, fourth].map(session => session.destroy()));
+  });
+
   it('refuses a second sandbox asking for other process-wide srt settings, naming the setting', async () => {
     await withSandbox({}, async () => {
       const error = await createSrtNetworkSandboxSession({
