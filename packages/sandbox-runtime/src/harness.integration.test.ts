@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll } from 'vitest';
-import { createSrtNetworkSandboxSession, DEFAULT_ALLOWED_DOMAINS } from './index.js';
+import { createClaudeCode } from '@ai-sdk/harness-claude-code';
+import type { HarnessAgentAdapter } from '@ai-sdk/harness/agent';
+import { createSrtNetworkSandboxSession, DEFAULT_ALLOWED_DOMAINS, sandboxTemplateFor } from './index.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'srt-harness-'));
 const defaultAuthorities = tls.getCACertificates('default');
@@ -19,11 +21,14 @@ afterAll(() => {
 describeHarnessIntegration('srt sandbox', {
   fakeServer: { https: true },
   modelBaseUrl: server => server.httpsUrl!,
-  create: ({ env, modelBaseUrl, modelCertificate }) => {
+  create: async ({ env, modelBaseUrl, modelCertificate }) => {
     // srt's proxy runs in this process and checks the model server's certificate like any client.
     if (modelCertificate) tls.setDefaultCACertificates([...defaultAuthorities, modelCertificate]);
     return createSrtNetworkSandboxSession({
       directory,
+      // Claude Code's bootstrap, prepared at creation: the first sandbox runs it, later ones copy it
+      // from the template cache (the harness then finds its marker and skips the bootstrap).
+      template: await sandboxTemplateFor(createClaudeCode() as unknown as HarnessAgentAdapter),
       ports: [4000, 4001],
       // The fake model listens on this host's loopback: allowed by its exact address and port.
       allowedDomains: [...DEFAULT_ALLOWED_DOMAINS, new URL(modelBaseUrl).host],

@@ -99,7 +99,13 @@ export interface SandboxSpec {
   /** The rules of a new sandbox (a resumed one keeps those it was created with). */
   readonly rules: Pick<
     SrtSandboxOptions,
-    'workspace' | 'readOnlyWorkspaces' | 'hideHome' | 'allowRead' | 'denyRead' | 'denyWrite' | 'allowedDomains'
+    | 'workspace'
+    | 'readOnlyWorkspaces'
+    | 'hideHome'
+    | 'allowRead'
+    | 'denyRead'
+    | 'denyWrite'
+    | 'allowedDomains'
   >;
   /** The rule options given on the command line, to warn that a resumed sandbox ignores them. */
   readonly rulesGiven: string[];

@@ -4,7 +4,8 @@
  * when the demo runs, so the other commands work without them.
  */
 import type { Experimental_SandboxSession } from '@ai-sdk/provider-utils';
-import type { HarnessAgentAdapter } from '@ai-sdk/harness/agent';
+import type { HarnessAgent, HarnessAgentAdapter } from '@ai-sdk/harness/agent';
+import type { createClaudeCode } from '@ai-sdk/harness-claude-code';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,11 +40,16 @@ export async function runClaudeDemo(io: CliIo, options: ClaudeDemoOptions = {}):
   const baseHost = baseUrl ? new URL(baseUrl) : undefined;
   // Explicit auth, so the adapter does not also run an apiKeyHelper from the user's ~/.claude.
   // 1.0.41 is typed against its own copy of @ai-sdk/harness; the runtime contract is the same.
-  const claudeCode = createClaudeCode({ auth: { anthropic: { apiKey, baseUrl } } }) as unknown as HarnessAgentAdapter;
+  const claudeCode = createClaudeCode({
+    auth: { anthropic: { apiKey, baseUrl } },
+  }) as unknown as HarnessAgentAdapter;
 
   const workspace = await mkdtemp(join(tmpdir(), 'ai-sdk-sandbox-runtime-demo-'));
   line(io.stdout, `Claude Code in a sandbox fenced by srt, working in ${workspace}.`);
-  line(io.stdout, `Key: ${apiKey ? 'ANTHROPIC_API_KEY' : 'CLAUDE_CODE_OAUTH_TOKEN'}, kept out of the sandbox (a placeholder goes in).`);
+  line(
+    io.stdout,
+    `Key: ${apiKey ? 'ANTHROPIC_API_KEY' : 'CLAUDE_CODE_OAUTH_TOKEN'}, kept out of the sandbox (a placeholder goes in).`,
+  );
   let sandboxSession: SrtNetworkSandboxSession | undefined;
   let session: { destroy(): PromiseLike<unknown> } | undefined;
   try {
@@ -67,7 +73,10 @@ export async function runClaudeDemo(io: CliIo, options: ClaudeDemoOptions = {}):
     line(io.stderr, "› starting Claude Code's bridge");
     // The adapter passes no OAuth token to the bridge; every command gets it instead, as a variable
     // the sandbox masks like any credential.
-    const harnessSandbox = oauthToken && !apiKey ? withEnv(sandboxSession, { CLAUDE_CODE_OAUTH_TOKEN: oauthToken }) : sandboxSession;
+    const harnessSandbox =
+      oauthToken && !apiKey
+        ? withEnv(sandboxSession, { CLAUDE_CODE_OAUTH_TOKEN: oauthToken })
+        : sandboxSession;
     const agentSession = await agent.createSession({ sandboxSession: harnessSandbox });
     session = agentSession;
     const prompt = options.prompt ?? DEMO_PROMPT;
@@ -97,8 +106,8 @@ export async function runClaudeDemo(io: CliIo, options: ClaudeDemoOptions = {}):
 }
 
 type HarnessModules = {
-  HarnessAgent: typeof import('@ai-sdk/harness/agent').HarnessAgent;
-  createClaudeCode: typeof import('@ai-sdk/harness-claude-code').createClaudeCode;
+  HarnessAgent: typeof HarnessAgent;
+  createClaudeCode: typeof createClaudeCode;
 };
 
 async function loadHarness(io: CliIo): Promise<HarnessModules | undefined> {
@@ -146,15 +155,19 @@ function describeError(error: unknown): string {
 }
 
 function isLoopback(hostname: string): boolean {
-  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]' || hostname === 'localhost';
+  return /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]';
 }
 
 /** `session` with `env` added to every command's environment (a command's own values win). */
 function withEnv<T extends Experimental_SandboxSession>(session: T, env: Record<string, string>): T {
   return Object.create(session, {
-    run: { value: (options: Parameters<T['run']>[0]) => session.run({ ...options, env: { ...env, ...options.env } }) },
+    run: {
+      value: (options: Parameters<T['run']>[0]) =>
+        session.run({ ...options, env: { ...env, ...options.env } }),
+    },
     spawn: {
-      value: (options: Parameters<T['spawn']>[0]) => session.spawn({ ...options, env: { ...env, ...options.env } }),
+      value: (options: Parameters<T['spawn']>[0]) =>
+        session.spawn({ ...options, env: { ...env, ...options.env } }),
     },
   }) as T;
 }

@@ -23,12 +23,17 @@ export function nodeCheck(version: string = process.versions.node): DoctorCheck 
     name: 'node',
     ok,
     detail: `v${version}${ok ? '' : ` (needs ${MINIMUM_NODE.join('.')} or later)`}`,
-    ...(ok ? {} : { fix: 'Install Node.js 24 (or 22.12 or later), from nodejs.org or your package manager.' }),
+    ...(ok
+      ? {}
+      : { fix: 'Install Node.js 24 (or 22.12 or later), from nodejs.org or your package manager.' }),
   };
 }
 
 /** Starts a sandbox in a directory of its own, runs `true` in it and removes it. */
-export async function probeSandbox(runtime: SrtRuntimeSettings | undefined, signal?: AbortSignal): Promise<DoctorCheck> {
+export async function probeSandbox(
+  runtime: SrtRuntimeSettings | undefined,
+  signal?: AbortSignal,
+): Promise<DoctorCheck> {
   const directory = await mkdtemp(join(tmpdir(), 'ai-sdk-sandbox-runtime-doctor-'));
   const started = Date.now();
   try {
@@ -43,7 +48,11 @@ export async function probeSandbox(runtime: SrtRuntimeSettings | undefined, sign
           fix: 'Report it with the output of this command.',
         };
       }
-      return { name: 'sandbox', ok: true, detail: `started a sandbox and ran \`true\` in it (${Date.now() - started} ms)` };
+      return {
+        name: 'sandbox',
+        ok: true,
+        detail: `started a sandbox and ran \`true\` in it (${Date.now() - started} ms)`,
+      };
     } finally {
       await session.destroy();
     }
@@ -77,7 +86,10 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
   );
 
   line(io.stdout, 'ai-sdk-sandbox-runtime doctor');
-  const rows = renderTable(checks.map(check => [mark(check.ok), check.name, check.detail]), '  ');
+  const rows = renderTable(
+    checks.map(check => [mark(check.ok), check.name, check.detail]),
+    '  ',
+  );
   checks.forEach((check, index) => {
     line(io.stdout, rows[index]);
     if (!check.ok && check.fix) {

@@ -62,7 +62,9 @@ export async function runFenceTour(options: TourOptions = {}): Promise<TourRow[]
       sandbox.run({ command, env, abortSignal: options.signal });
     // What a tool said last, without its name and the path it names: "Read-only file system".
     const reason = (stderr: string) => stderr.trim().split('\n').at(-1)?.split(': ').at(-1) ?? '';
-    const checks: Array<[attempt: string, expected: string, check: () => Promise<{ actual: string; ok: boolean }>]> = [
+    const checks: Array<
+      [attempt: string, expected: string, check: () => Promise<{ actual: string; ok: boolean }>]
+    > = [
       [
         'read a file in your home',
         'refused: home hidden',
@@ -93,7 +95,9 @@ export async function runFenceTour(options: TourOptions = {}): Promise<TourRow[]
           const reached = existsSync(etcWrite);
           return {
             ok: !reached,
-            actual: reached ? `allowed: ${etcWrite} exists` : `refused: ${reason(result.stderr) || 'not written'}`,
+            actual: reached
+              ? `allowed: ${etcWrite} exists`
+              : `refused: ${reason(result.stderr) || 'not written'}`,
           };
         },
       ],
@@ -117,8 +121,13 @@ export async function runFenceTour(options: TourOptions = {}): Promise<TourRow[]
         'reach registry.npmjs.org',
         'allowed',
         async () => {
-          const said = (await run(`${node} -e ${quoteWord(fetchScript)} https://registry.npmjs.org/`)).stdout.trim();
-          return { ok: said.startsWith('HTTP '), actual: said.startsWith('HTTP ') ? `allowed: ${said}` : said };
+          const said = (
+            await run(`${node} -e ${quoteWord(fetchScript)} https://registry.npmjs.org/`)
+          ).stdout.trim();
+          return {
+            ok: said.startsWith('HTTP '),
+            actual: said.startsWith('HTTP ') ? `allowed: ${said}` : said,
+          };
         },
       ],
       [
@@ -126,7 +135,10 @@ export async function runFenceTour(options: TourOptions = {}): Promise<TourRow[]
         'refused by the proxy',
         async () => {
           const said = (await run(`${node} -e ${quoteWord(fetchScript)} https://example.com/`)).stdout.trim();
-          return { ok: said.startsWith('refused'), actual: said.startsWith('HTTP ') ? `reached it: ${said}` : said };
+          return {
+            ok: said.startsWith('refused'),
+            actual: said.startsWith('HTTP ') ? `reached it: ${said}` : said,
+          };
         },
       ],
       [
@@ -149,13 +161,17 @@ export async function runFenceTour(options: TourOptions = {}): Promise<TourRow[]
         async () => {
           const answer = `hello from port ${PORT} in ${tag}`;
           const serve = `require('node:http').createServer((q, s) => s.end(${JSON.stringify(answer)})).listen(${PORT}, '127.0.0.1')`;
-          const server = await sandbox.spawn({ command: `${node} -e ${quoteWord(serve)}`, abortSignal: options.signal });
+          const server = await sandbox.spawn({
+            command: `${node} -e ${quoteWord(serve)}`,
+            abortSignal: options.signal,
+          });
           try {
             const { url } = await sandbox.getPortEndpoint({ port: PORT });
             const body = await fetchUntilAnswered(url, options.signal);
             return {
               ok: body === answer,
-              actual: body === answer ? `answered on ${url.replace(/^http:\/\//, '')}` : `no answer on ${url}`,
+              actual:
+                body === answer ? `answered on ${url.replace(/^http:\/\//, '')}` : `no answer on ${url}`,
             };
           } finally {
             await server.kill();
@@ -176,7 +192,9 @@ export async function runFenceTour(options: TourOptions = {}): Promise<TourRow[]
   } finally {
     await Promise.resolve(session?.destroy()).catch(() => undefined);
     // A fence that failed would have let these through: never leave them behind.
-    await Promise.all([homeFile, homeWrite, etcWrite, workspace].map(path => rm(path, { recursive: true, force: true })));
+    await Promise.all(
+      [homeFile, homeWrite, etcWrite, workspace].map(path => rm(path, { recursive: true, force: true })),
+    );
   }
 }
 

@@ -25,7 +25,9 @@ export async function listCommand(argv: readonly string[], io: CliIo): Promise<n
     running: live.has(sandbox.path),
     pid: live.get(sandbox.path)?.pid,
     // A sandbox without a workspace of its own works in its sandbox/workspace.
-    workspace: sandbox.record ? (sandbox.record.workspace ?? join(sandbox.path, 'sandbox', 'workspace')) : undefined,
+    workspace: sandbox.record
+      ? (sandbox.record.workspace ?? join(sandbox.path, 'sandbox', 'workspace'))
+      : undefined,
     problem: sandbox.problem,
   }));
   if (values.json) {

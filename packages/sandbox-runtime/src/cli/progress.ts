@@ -13,6 +13,9 @@ export function progressPrinter(
   const watched = always || io.stderr.isTTY === true;
   return event => {
     if (!watched && (event.phase === 'starting' || event.phase === 'ready')) return;
-    line(io.stderr, `› ${event.phase === 'setup' || event.phase === 'template' ? `${event.phase}: ` : ''}${event.message}`);
+    line(
+      io.stderr,
+      `› ${event.phase === 'setup' || event.phase === 'template' ? `${event.phase}: ` : ''}${event.message}`,
+    );
   };
 }

@@ -6,7 +6,11 @@ import { line, type CliIo } from './cli-io.js';
 import { describeSandbox, findLiveSandboxes, listSandboxes, type SandboxEntry } from './sandbox-inventory.js';
 import { RM_USAGE } from './usage.js';
 
-const RM_OPTIONS = { ...COMMON_OPTIONS, all: { type: 'boolean' }, force: { type: 'boolean', short: 'f' } } as const;
+const RM_OPTIONS = {
+  ...COMMON_OPTIONS,
+  all: { type: 'boolean' },
+  force: { type: 'boolean', short: 'f' },
+} as const;
 
 /**
  * `rm <id…>` / `rm --all`: removes sandboxes, each its own directory under the sandboxes
@@ -19,7 +23,7 @@ export async function rmCommand(argv: readonly string[], io: CliIo): Promise<num
     io.stdout.write(RM_USAGE);
     return 0;
   }
-  if (values.all === (positionals.length > 0)) {
+  if (values.all === positionals.length > 0) {
     throw new SandboxOptionsError('rm: name the sandboxes to remove, or pass --all (not both).');
   }
   const directory = sandboxesDirectory(values.directory);

@@ -117,7 +117,7 @@ export async function findLiveSandboxes(paths: readonly string[]): Promise<Map<s
     if (found === undefined) continue;
     // Up from the fenced processes to the first one that is not: the application holding it.
     let owner = found;
-    for (let parent = table.get(owner)?.parent; parent !== undefined && runs(parent); ) {
+    for (let parent = table.get(owner)?.parent; parent !== undefined && runs(parent);) {
       owner = parent;
       parent = table.get(owner)?.parent;
     }

@@ -11,7 +11,8 @@ export function commandLineOf(words: readonly string[]): string {
 }
 
 async function pump(stream: ReadableStream<Uint8Array>, output: CliOutput): Promise<void> {
-  for await (const chunk of stream) output.write(chunk);
+  const reader = stream.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) output.write(read.value);
 }
 
 /**
@@ -26,7 +27,11 @@ export async function streamCommand(
 ): Promise<number> {
   const signal = options.signal ?? io.signal;
   if (signal?.aborted) return INTERRUPTED_EXIT_CODE;
-  const child = await session.spawn({ command, workingDirectory: options.workingDirectory, abortSignal: signal });
+  const child = await session.spawn({
+    command,
+    workingDirectory: options.workingDirectory,
+    abortSignal: signal,
+  });
   const output = Promise.all([pump(child.stdout, io.stdout), pump(child.stderr, io.stderr)]);
   try {
     const { exitCode } = await child.wait();
@@ -37,7 +42,10 @@ export async function streamCommand(
     if (!signal?.aborted) throw error;
     await child.kill();
     // What the command printed before it was stopped, without waiting on a stream that never ends.
-    await Promise.race([output.catch(() => undefined), new Promise(resolve => setTimeout(resolve, 2000).unref())]);
+    await Promise.race([
+      output.catch(() => undefined),
+      new Promise(resolve => setTimeout(resolve, 2000).unref()),
+    ]);
     return INTERRUPTED_EXIT_CODE;
   }
 }

@@ -22,7 +22,9 @@ export function renderTable(rows: readonly (readonly string[])[], indent = ''): 
     row =>
       indent +
       row
-        .map((cell, column) => (column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - width(cell))))
+        .map((cell, column) =>
+          column === row.length - 1 ? cell : cell + ' '.repeat(widths[column]! - width(cell)),
+        )
         .join('  ')
         .trimEnd(),
   );

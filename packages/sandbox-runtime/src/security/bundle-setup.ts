@@ -17,7 +17,6 @@ export const SECURITY_BUNDLE_DIR = join(packageDir, 'node_modules', '.security-b
 export const SECURITY_BUNDLE = join(SECURITY_BUNDLE_DIR, 'index.js');
 
 export default async function setup(): Promise<void> {
-  console.log('BUNDLE SETUP');
   // esbuild comes with tsup, the repository's bundler; it is not a dependency of its own.
   const fromTsup = createRequire(createRequire(import.meta.url).resolve('tsup'));
   const esbuild = fromTsup('esbuild') as { build(options: Record<string, unknown>): Promise<unknown> };

@@ -6,7 +6,8 @@
  * a category whose attacks all ran replaces its rows; a partial run (a `-t` filter, a crash) only
  * updates the rows it has, and the other categories stay as the last full run left them.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, it } from 'vitest';
 
@@ -108,6 +109,7 @@ function writeDocument(category: string, ran: readonly SecurityRow[], complete: 
   const previous = existsSync(SECURITY_DOCUMENT)
     ? parseDocument(readFileSync(SECURITY_DOCUMENT, 'utf8'))
     : [];
+  mkdirSync(dirname(SECURITY_DOCUMENT), { recursive: true });
   const temporary = `${SECURITY_DOCUMENT}.${process.pid}.tmp`;
   writeFileSync(temporary, renderDocument(mergeRows(previous, category, ran, complete)));
   renameSync(temporary, SECURITY_DOCUMENT);

@@ -136,7 +136,7 @@ export async function describeDescriptors(): Promise<string[]> {
 
 /**
  * A host process of its own running `body` (an ES module body) with the package bundle imported as
- * `pkg`. It prints lines; `line(pattern)` waits for one. `extraFds` become its fds 3, 4, ….
+ * `pkg`. It prints lines; `line(pattern)` waits for one.
  */
 export interface ChildHost {
   readonly child: ChildProcess;
@@ -147,13 +147,24 @@ export interface ChildHost {
 
 export function startChildHost(
   body: string,
-  options: { env?: NodeJS.ProcessEnv; extraFds?: number[]; cwd?: string } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    /** Start the host with this file open, without close-on-exec, at this descriptor number. */
+    inheritFile?: { fd: number; path: string };
+  } = {},
 ): ChildHost {
   const source = `import * as pkg from ${JSON.stringify(SECURITY_BUNDLE)};\n${body}`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source], {
+  const argv = [process.execPath, '--input-type=module', '-e', source];
+  // Through a shell, which can open a descriptor at any number; Node reuses the low ones itself.
+  const inherit = options.inheritFile;
+  const [file, ...args] = inherit
+    ? ['/bin/bash', '-c', `exec ${inherit.fd}<"$0"; exec "$@"`, inherit.path, ...argv]
+    : argv;
+  const child = spawn(file!, args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
-    stdio: ['ignore', 'pipe', 'pipe', ...(options.extraFds ?? [])],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
   const waiters: Array<() => void> = [];
