@@ -65,11 +65,12 @@ export function parseCommandArgs<T extends Options>(
     return { values: parsed.values as ParsedValues<T>, positionals: parsed.positionals, rest };
   } catch (error) {
     // parseArgs throws TypeErrors with a code (ERR_PARSE_ARGS_UNKNOWN_OPTION…) and a clear message.
-    const message = error instanceof Error ? error.message : String(error);
-    throw new SandboxOptionsError(
-      `${command}: ${message.replace(/\. To specify a positional argument.*$/s, '.')} ` +
-        `Run \`ai-sdk-sandbox-runtime ${command} --help\` for its options.`,
-    );
+    const { message, code } = error as NodeJS.ErrnoException;
+    const said =
+      code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+        ? `${message.split('.')[0]}${command === 'run' ? ' (the command goes after --)' : ''}`
+        : message.replace(/\.$/, '');
+    throw new SandboxOptionsError(`${command}: ${said}. Run \`ai-sdk-sandbox-runtime ${command} --help\` for its options.`);
   }
 }
 

@@ -33,11 +33,15 @@ export interface TourOptions {
 const PORT = 4000;
 const node = quoteWord(process.execPath);
 
-/** Prints `HTTP <status>` when the URL answers through the sandbox's proxy, `refused: <why>` when not. */
+/**
+ * Prints `HTTP <status>` when the URL answers through the sandbox's proxy, `refused: <why>` when not
+ * (the innermost cause: undici wraps the proxy's answer twice).
+ */
 const fetchScript =
   'fetch(process.argv[1], { signal: AbortSignal.timeout(20000) }).then(' +
   "r => console.log('HTTP ' + r.status), " +
-  "e => console.log('refused: ' + String(e.cause?.message ?? e.message).split('\\n')[0]))";
+  'e => { while (e.cause) e = e.cause; const m = String(e.message).split("\\n")[0]; ' +
+  "const p = /Proxy response \\((\\d+)\\)/.exec(m); console.log('refused: ' + (p ? 'the proxy answered ' + p[1] : m)); })";
 
 export async function runFenceTour(options: TourOptions = {}): Promise<TourRow[]> {
   const tag = `ai-sdk-sandbox-runtime-demo-${randomBytes(6).toString('hex')}`;

@@ -18,7 +18,9 @@ const RM_OPTIONS = {
  * process runs is left alone unless --force. Exits 1 when any could not be removed.
  */
 export async function rmCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs('rm', argv, RM_OPTIONS, { positionals: true });
+  const parsed = parseCommandArgs('rm', argv, RM_OPTIONS, { positionals: true });
+  const { values } = parsed;
+  const positionals = [...parsed.positionals, ...(parsed.rest ?? [])];
   if (values.help) {
     io.stdout.write(RM_USAGE);
     return 0;

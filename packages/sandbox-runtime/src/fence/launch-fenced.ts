@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
 import { SrtError } from '../srt-error.js';
 import { buildFenceEnv } from './fence-env.js';
+import { openDescriptorsAboveStderr, withDescriptorsClosed } from './inherited-descriptors.js';
 import { ensureLayout } from './layout.js';
 import { privatizeTmp } from './private-tmp.js';
 import type { SrtRuntimeSettings } from './runtime-settings.js';
@@ -113,8 +114,9 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
 
   const env = buildFenceEnv({ hostEnv: process.env, home: layout.home, tmpdir, extra: spec.env });
   // bash runs srt's command line and execs bwrap in its place (a single command), so bwrap's
-  // --die-with-parent ties the sandbox to this process.
-  const child = spawn('/bin/bash', ['-c', command], {
+  // --die-with-parent ties the sandbox to this process. Descriptors this process inherited are
+  // closed on the way (see inherited-descriptors.ts).
+  const child = spawn('/bin/bash', ['-c', withDescriptorsClosed(command, openDescriptorsAboveStderr())], {
     cwd: spec.cwd ?? config.workspace,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -158,10 +158,15 @@ export function buildFenceConfig(settings: FenceSettings, host: HostView): Fence
   if (hideHome && isWithin(host.nodePath, home)) {
     reopenedPaths.push(nodeInstallPrefix(host.nodePath, home));
   }
+  // The other sandboxes of the directory are hidden, their files and their homes' state: this
+  // sandbox sees its own directory only (re-opened below by its reads and its writable part).
+  // Not when the directory holds the node install or is the root, whose hiding would break the rest.
+  const sandboxesDir = layout.directory;
+  const hideSandboxes = sandboxesDir !== '/' && !isWithin(host.nodePath, sandboxesDir);
   const supervisorReads = [layout.settingsFile, layout.supervisorDir];
 
   const filesystem: SrtFilesystemRules = {
-    denyRead: unique([...(hideHome ? [home] : []), ...hiddenSockets, ...denyRead]),
+    denyRead: unique([...(hideHome ? [home] : []), ...(hideSandboxes ? [sandboxesDir] : []), ...hiddenSockets, ...denyRead]),
     allowRead: unique([...allowRead, ...readOnlyWorkspaces, ...reopenedPaths, ...supervisorReads]),
     allowWrite: unique([layout.writableDir, workspace]),
     denyWrite: unique(denyWrite),
