@@ -13,3 +13,4 @@ export * from './session/network-session.js';
 export * from './session/input-checks.js';
 export * from './lifecycle/sandbox-id.js';
 export * from './lifecycle/sandbox-record.js';
+export * from './lifecycle/parse-options.js';

@@ -2,7 +2,7 @@
  * The options of the local sandbox, checked at runtime: callers in plain JavaScript (or with a cast)
  * get a clear error naming the option instead of a failure further down.
  */
-import { checkSandboxId, SandboxOptionsError } from '@internal/sandbox-core';
+import { parseOptions } from '@internal/sandbox-core';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
@@ -42,15 +42,7 @@ const optionsSchema = z.object({
 });
 
 export function checkLocalOptions(options: unknown): LocalSandboxOptions {
-  const parsed = optionsSchema.safeParse(options ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SandboxOptionsError(
-      `Invalid local sandbox option ${issue.path.join('.') || '(options)'}: ${issue.message}`,
-    );
-  }
-  if (parsed.data.sandboxId !== undefined) checkSandboxId(parsed.data.sandboxId);
-  return parsed.data;
+  return parseOptions(optionsSchema, options, 'local sandbox');
 }
 
 /** What `sandbox.json` holds for a local sandbox. */

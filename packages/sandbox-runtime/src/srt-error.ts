@@ -1,6 +1,6 @@
 // The shared core has no index yet, so its errors are imported by path; switch to
 // '@internal/sandbox-core' once it exports them.
-import { SandboxError } from '../../sandbox-core/src/errors.js';
+import { SandboxError } from '@internal/sandbox-core';
 
 /**
  * Why srt could not fence a sandbox. Each reason has its own fix, which the message names.

@@ -3,7 +3,7 @@
  * applied again on resume. Checked at runtime with a schema: a wrong type or a relative path is a
  * clear SandboxOptionsError naming the option, never a sandbox with rules the caller did not mean.
  */
-import { SandboxOptionsError, checkSandboxId } from '@internal/sandbox-core';
+import { parseOptions, SandboxOptionsError } from '@internal/sandbox-core';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import type { SrtRuntimeSettings } from './fence/runtime-settings.js';
@@ -121,24 +121,16 @@ const optionsSchema = z
   .strict();
 
 export function checkSrtOptions(options: unknown): SrtSandboxOptions {
-  const parsed = optionsSchema.safeParse(options ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.join('.') || '(options)';
-    const message =
-      issue.code === 'unrecognized_keys' ? `unknown option ${issue.keys.join(', ')}` : issue.message;
-    throw new SandboxOptionsError(`Invalid srt sandbox option ${where}: ${message}`);
-  }
-  if (parsed.data.sandboxId !== undefined) checkSandboxId(parsed.data.sandboxId);
+  const checked = parseOptions(optionsSchema, options, 'srt sandbox') as SrtSandboxOptions;
   for (const text of [
-    ...(parsed.data.allowRead ?? []),
-    ...(parsed.data.denyRead ?? []),
-    ...(parsed.data.denyWrite ?? []),
+    ...(checked.allowRead ?? []),
+    ...(checked.denyRead ?? []),
+    ...(checked.denyWrite ?? []),
   ]) {
     if (text.includes('\0'))
       throw new SandboxOptionsError(`Paths may not contain NUL bytes: ${JSON.stringify(text)}`);
   }
-  return parsed.data as SrtSandboxOptions;
+  return checked;
 }
 
 export function checkPorts(ports: unknown, name = 'ports'): number[] {

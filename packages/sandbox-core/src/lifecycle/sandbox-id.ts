@@ -8,10 +8,10 @@ import { SandboxOptionsError } from '../errors.js';
 const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 export function checkSandboxId(id: unknown): string {
-  if (typeof id !== 'string' || !SANDBOX_ID.test(id) || id.includes('..')) {
+  if (typeof id !== 'string' || !SANDBOX_ID.test(id) || id.includes('..') || id.endsWith('.')) {
     throw new SandboxOptionsError(
       `Invalid sandboxId ${JSON.stringify(id)}: use 1 to 128 letters, digits, '.', '_' or '-', ` +
-        "starting with a letter or digit, without '..'.",
+        "starting with a letter or digit, without '..' and not ending with '.'.",
     );
   }
   return id;

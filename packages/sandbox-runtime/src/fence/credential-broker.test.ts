@@ -1,7 +1,7 @@
 import { SandboxManager } from '@anthropic-ai/sandbox-runtime';
 import { describe, expect, it } from 'vitest';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { CredentialBroker, type SentinelRegistryLike } from './credential-broker.js';
 
 // srt's own registry class (its type is not exported; a fresh instance keeps this test's state apart).

@@ -1,4 +1,4 @@
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { validateAllowedDomains } from './domain-pattern.js';
 
 /** The part of srt's SentinelRegistry (getSentinelRegistry(); its type is not exported) used here. */

@@ -2,7 +2,7 @@
 import { isValidAllowedDomainEntry } from '@anthropic-ai/sandbox-runtime/dist/sandbox/domain-pattern.js';
 import { describe, expect, it } from 'vitest';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { DEFAULT_ALLOWED_DOMAINS } from './default-allowed-domains.js';
 import { isValidAllowedDomain, validateAllowedDomains } from './domain-pattern.js';
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 
 /*
  * srt's allow-list syntax, checked here so a bad entry is refused with our error before srt sees

@@ -143,7 +143,8 @@ describe('launchFenced', () => {
   });
 
   it('writes only to its own directory and its workspace', async () => {
-    const outside = join(root.path, `outside-${id()}`);
+    // Beside the sandboxes' directory: inside it, the other sandboxes are hidden behind an empty tmpfs.
+    const outside = join(dirname(root.path), `outside-${id()}`);
     const result = await runFenced(
       { layout },
       [

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { SrtError } from '../srt-error.js';
 import { buildFenceEnv } from './fence-env.js';
 import { openDescriptorsAboveStderr, withDescriptorsClosed } from './inherited-descriptors.js';

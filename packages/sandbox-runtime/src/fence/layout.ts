@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { checkSandboxId, SandboxOptionsError } from '@internal/sandbox-core';
 
 /**
  * Where one sandbox lives on the host:
@@ -32,16 +32,9 @@ export function defaultSandboxesDirectory(): string {
   return join(homedir(), '.ai-sdk-sandbox-runtime');
 }
 
-// A directory name on every platform we run on, and nothing a shell or a path would reinterpret.
-const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
+/** Sandbox ids name directories: the core's rule, so both packages accept the same ids. */
 export function validateSandboxId(sandboxId: string): void {
-  if (typeof sandboxId !== 'string' || !SANDBOX_ID.test(sandboxId) || sandboxId.endsWith('.')) {
-    throw new SandboxOptionsError(
-      `sandboxId ${JSON.stringify(sandboxId)} is not valid: use 1 to 128 letters, digits, '.', '_' or '-', ` +
-        `starting with a letter or digit and not ending with '.'.`,
-    );
-  }
+  checkSandboxId(sandboxId);
 }
 
 /** The paths of sandbox `sandboxId` under `directory`; computes, creates nothing. */

@@ -5,7 +5,7 @@ import { constants as osConstants } from 'node:os';
 import { HarnessCapabilityUnsupportedError } from '@ai-sdk/harness';
 import { SandboxManager, type SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { SrtError } from '../srt-error.js';
 import {
   CredentialBroker,
