@@ -70,7 +70,9 @@ export function parseCommandArgs<T extends Options>(
       code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
         ? `${message.split('.')[0]}${command === 'run' ? ' (the command goes after --)' : ''}`
         : message.replace(/\.$/, '');
-    throw new SandboxOptionsError(`${command}: ${said}. Run \`ai-sdk-sandbox-runtime ${command} --help\` for its options.`);
+    throw new SandboxOptionsError(
+      `${command}: ${said}. Run \`ai-sdk-sandbox-runtime ${command} --help\` for its options.`,
+    );
   }
 }
 

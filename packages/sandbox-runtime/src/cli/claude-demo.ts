@@ -23,6 +23,8 @@ export interface ClaudeDemoOptions {
   readonly directory?: string;
   readonly runtime?: SrtRuntimeSettings;
   readonly prompt?: string;
+  /** The directory the agent works on. Default: a fresh one in the temporary directory, kept after. */
+  readonly workspace?: string;
 }
 
 /** Whether `env` holds a key the Claude Code demo can use. */
@@ -44,7 +46,7 @@ export async function runClaudeDemo(io: CliIo, options: ClaudeDemoOptions = {}):
     auth: { anthropic: { apiKey, baseUrl } },
   }) as unknown as HarnessAgentAdapter;
 
-  const workspace = await mkdtemp(join(tmpdir(), 'ai-sdk-sandbox-runtime-demo-'));
+  const workspace = options.workspace ?? (await mkdtemp(join(tmpdir(), 'ai-sdk-sandbox-runtime-demo-')));
   line(io.stdout, `Claude Code in a sandbox fenced by srt, working in ${workspace}.`);
   line(
     io.stdout,
@@ -85,18 +87,25 @@ export async function runClaudeDemo(io: CliIo, options: ClaudeDemoOptions = {}):
     line(io.stdout);
     const result = await agent.stream({ session: agentSession, prompt, abortSignal: io.signal });
     let failed = false;
+    // Text streams as it comes; each command the agent runs stands on lines of its own.
+    let last: 'none' | 'text' | 'tool' = 'none';
     for await (const part of result.fullStream as AsyncIterable<StreamPart>) {
-      if (part.type === 'text-delta') io.stdout.write(String(part.text ?? ''));
-      else if (part.type === 'tool-call') line(io.stdout, `\n${describeCall(part)}`);
-      else if (part.type === 'tool-result') {
+      if (part.type === 'text-delta') {
+        if (last === 'tool') line(io.stdout);
+        io.stdout.write(String(part.text ?? ''));
+        last = 'text';
+      } else if (part.type === 'tool-call') {
+        if (last === 'text') io.stdout.write('\n\n');
+        line(io.stdout, describeCall(part));
+        last = 'tool';
+      } else if (part.type === 'tool-result') {
         for (const text of preview(part.output)) line(io.stdout, `    ${text}`);
       } else if (part.type === 'error') {
         failed = true;
         line(io.stderr, `\nThe turn failed: ${describeError(part.error)}`);
       }
     }
-    line(io.stdout);
-    line(io.stdout);
+    line(io.stdout, last === 'text' ? '\n' : '');
     line(io.stdout, `The agent's files are in ${workspace}.`);
     return failed ? 1 : 0;
   } finally {
@@ -143,9 +152,16 @@ function describeCall(part: StreamPart): string {
   return `[${String(part.toolName)}] ${JSON.stringify(part.input ?? {}).slice(0, 200)}`;
 }
 
-/** The first lines of a tool's output. */
+/** The first lines of what a tool returned: a command's output, or the value as JSON. */
 function preview(output: unknown): string[] {
-  const text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
+  const result = output as { exitCode?: unknown; stdout?: unknown; stderr?: unknown } | null;
+  let text: string;
+  if (typeof output === 'string') text = output;
+  else if (result && (typeof result.stdout === 'string' || typeof result.stderr === 'string')) {
+    text = [result.stdout, result.stderr].filter(part => typeof part === 'string' && part !== '').join('\n');
+    if (typeof result.exitCode === 'number' && result.exitCode !== 0)
+      text += `\n(exit code ${result.exitCode})`;
+  } else text = JSON.stringify(output ?? '');
   const lines = text.trimEnd().split('\n');
   return lines.length > 8 ? [...lines.slice(0, 8), `… (${lines.length - 8} more lines)`] : lines;
 }

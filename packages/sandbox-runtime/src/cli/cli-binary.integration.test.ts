@@ -52,7 +52,10 @@ it('exits with the code of the command it ran, and tours the fence without a key
     'read ANTHROPIC_API_KEY it was given',
     'serve on port 4000 to this host',
   ]) {
-    expect(rows.some(row => row.includes(attempt)), attempt).toBe(true);
+    expect(
+      rows.some(row => row.includes(attempt)),
+      attempt,
+    ).toBe(true);
   }
   expect(demo.stdout).toMatch(/reach example\.com\s+refused by the proxy\s+refused: the proxy answered 403/);
   expect(demo.stdout).toMatch(/read ANTHROPIC_API_KEY it was given\s+a placeholder only\s+got aisdkhc_/);

@@ -8,7 +8,9 @@ export interface CapturedIo extends CliIo {
   err(): string;
 }
 
-export function captureIo(options: { env?: NodeJS.ProcessEnv; stdin?: string[]; cwd?: string } = {}): CapturedIo {
+export function captureIo(
+  options: { env?: NodeJS.ProcessEnv; stdin?: string[]; cwd?: string } = {},
+): CapturedIo {
   const chunks = { out: [] as string[], err: [] as string[] };
   const writer = (into: string[]) => ({
     write(text: string | Uint8Array) {

@@ -42,7 +42,10 @@ describe('doctor', () => {
 describe('run', () => {
   it("exits with the command's exit code, its output streamed to ours", async () => {
     const io = captureIo();
-    const code = await runCommand(['--directory', directory, '--', 'sh', '-c', 'echo out; echo err >&2; exit 3'], io);
+    const code = await runCommand(
+      ['--directory', directory, '--', 'sh', '-c', 'echo out; echo err >&2; exit 3'],
+      io,
+    );
     expect(code).toBe(3);
     expect(io.out()).toBe('out\n');
     expect(io.err()).toContain('err\n');
@@ -67,7 +70,9 @@ describe('run', () => {
     const workspace = join(root, 'workspace-touch');
     mkdirSync(workspace);
     const io = captureIo();
-    expect(await runCommand(['--directory', directory, '--workspace', workspace, '--', 'touch', 'f'], io)).toBe(0);
+    expect(
+      await runCommand(['--directory', directory, '--workspace', workspace, '--', 'touch', 'f'], io),
+    ).toBe(0);
     expect(existsSync(join(workspace, 'f'))).toBe(true);
   });
 
@@ -89,7 +94,9 @@ describe('run', () => {
 
 describe('shell', () => {
   it('runs each line in the same sandbox, remembers cd, and exits with the last status', async () => {
-    const io = captureIo({ stdin: ['cd /etc\n', 'pwd\n', 'export A=1\n', 'echo "A=$A"\n', 'sh -c "exit 4"\n'] });
+    const io = captureIo({
+      stdin: ['cd /etc\n', 'pwd\n', 'export A=1\n', 'echo "A=$A"\n', 'sh -c "exit 4"\n'],
+    });
     const code = await shellCommand(['--directory', directory], io);
     expect(code).toBe(4);
     // Each line is a `bash -c` of its own, as an agent's commands are: only the directory carries over.
@@ -130,8 +137,11 @@ describe('list and rm', () => {
 
     const json = captureIo();
     await listCommand(['--directory', directory, '--json'], json);
-    const entry = (JSON.parse(json.out()) as { sandboxes: { id: string; size: number; workspace: string; running: boolean }[] })
-      .sandboxes.find(sandbox => sandbox.id === 'kept');
+    const entry = (
+      JSON.parse(json.out()) as {
+        sandboxes: { id: string; size: number; workspace: string; running: boolean }[];
+      }
+    ).sandboxes.find(sandbox => sandbox.id === 'kept');
     expect(entry).toMatchObject({ workspace, running: false });
     expect(entry!.size).toBeGreaterThanOrEqual(2_000_000);
     expect(entry!.size).toBeLessThan(3_000_000);
@@ -139,7 +149,9 @@ describe('list and rm', () => {
     const table = captureIo();
     await listCommand(['--directory', directory], table);
     expect(table.out()).toMatch(/SANDBOX\s+SIZE\s+LAST USED\s+STATE\s+WORKSPACE/);
-    expect(table.out()).toMatch(new RegExp(`kept\\s+\\d\\.\\d MB\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+stopped\\s+${workspace}`));
+    expect(table.out()).toMatch(
+      new RegExp(`kept\\s+\\d\\.\\d MB\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+stopped\\s+${workspace}`),
+    );
 
     const removed = captureIo();
     expect(await rmCommand(['--directory', directory, 'kept'], removed)).toBe(0);

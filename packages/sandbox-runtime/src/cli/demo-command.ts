@@ -1,4 +1,4 @@
-import { COMMON_OPTIONS, parseCommandArgs, runtimeSettings } from './args.js';
+import { COMMON_OPTIONS, parseCommandArgs, resolveUserPath, runtimeSettings } from './args.js';
 import { line, type CliIo } from './cli-io.js';
 import { hasModelKey, runClaudeDemo } from './claude-demo.js';
 import { runFenceTour } from './fence-tour.js';
@@ -6,7 +6,11 @@ import { progressPrinter } from './progress.js';
 import { mark, renderTable } from './table.js';
 import { DEMO_USAGE } from './usage.js';
 
-const DEMO_OPTIONS = { ...COMMON_OPTIONS, prompt: { type: 'string' } } as const;
+const DEMO_OPTIONS = {
+  ...COMMON_OPTIONS,
+  prompt: { type: 'string' },
+  workspace: { type: 'string' },
+} as const;
 
 /**
  * `demo`: with ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN, a real Claude Code turn in a sandbox;
@@ -21,7 +25,12 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   }
   const runtime = runtimeSettings(values);
   if (hasModelKey(io.env)) {
-    return runClaudeDemo(io, { directory: values.directory, runtime, prompt: values.prompt });
+    return runClaudeDemo(io, {
+      directory: values.directory,
+      runtime,
+      prompt: values.prompt,
+      workspace: values.workspace === undefined ? undefined : resolveUserPath(values.workspace, io.cwd),
+    });
   }
   line(
     io.stdout,

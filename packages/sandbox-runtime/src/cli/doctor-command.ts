@@ -68,6 +68,27 @@ export async function probeSandbox(
   }
 }
 
+/** The lines doctor prints: a mark per check, the fix under each failed one, and the verdict. */
+export function doctorReport(checks: readonly DoctorCheck[]): string[] {
+  const rows = renderTable(
+    checks.map(check => [mark(check.ok), check.name, check.detail]),
+    '  ',
+  );
+  const lines = ['ai-sdk-sandbox-runtime doctor'];
+  checks.forEach((check, index) => {
+    lines.push(rows[index]!);
+    if (!check.ok && check.fix) {
+      check.fix.split('\n').forEach((fix, n) => lines.push(`${n === 0 ? '     fix: ' : '          '}${fix}`));
+    }
+  });
+  const ok = checks.every(check => check.ok);
+  lines.push(
+    '',
+    ok ? 'This host can run sandboxes.' : 'This host cannot run sandboxes yet: see the fixes above.',
+  );
+  return lines;
+}
+
 export async function doctorCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs('doctor', argv, COMMON_OPTIONS);
   if (values.help) {
@@ -85,22 +106,7 @@ export async function doctorCommand(argv: readonly string[], io: CliIo): Promise
       : await probeSandbox(runtime, io.signal),
   );
 
-  line(io.stdout, 'ai-sdk-sandbox-runtime doctor');
-  const rows = renderTable(
-    checks.map(check => [mark(check.ok), check.name, check.detail]),
-    '  ',
-  );
-  checks.forEach((check, index) => {
-    line(io.stdout, rows[index]);
-    if (!check.ok && check.fix) {
-      for (const fixLine of check.fix.split('\n')) line(io.stdout, `      fix: ${fixLine}`);
-    }
-  });
+  for (const text of doctorReport(checks)) line(io.stdout, text);
   const ok = checks.every(check => check.ok);
-  line(io.stdout);
-  line(
-    io.stdout,
-    ok ? 'This host can run sandboxes.' : 'This host cannot run sandboxes yet: see the fixes above.',
-  );
   return ok ? 0 : 1;
 }

@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { parseCommandArgs, SANDBOX_OPTIONS, sandboxSpec } from './args.js';
-import { line, type CliIo } from './cli-io.js';
+import { INTERRUPTED_EXIT_CODE, line, type CliIo } from './cli-io.js';
 import { openSandbox } from './open-sandbox.js';
 import { streamCommand } from './stream-command.js';
 import { SHELL_USAGE } from './usage.js';
@@ -29,20 +29,29 @@ export async function shellCommand(argv: readonly string[], io: CliIo): Promise<
     output: interactive ? (io.stdout as Writable) : undefined,
     terminal: interactive,
   });
-  let cwd = session.defaultWorkingDirectory;
+  const workspace = session.defaultWorkingDirectory;
+  let cwd = workspace;
   let status = 0;
   let running: AbortController | undefined;
   const prompt = () => {
     if (!interactive) return;
-    reader.setPrompt(`[sandbox] ${cwd}$ `);
+    const where =
+      cwd === workspace
+        ? 'workspace'
+        : cwd.startsWith(`${workspace}/`)
+          ? `workspace${cwd.slice(workspace.length)}`
+          : cwd;
+    reader.setPrompt(`[sandbox] ${where}$ `);
     reader.prompt();
   };
   // In a terminal Ctrl-C reaches readline, not the process: it stops the running command, or
-  // clears the line being typed, as a shell would.
+  // drops the line being typed, as a shell would.
   reader.on('SIGINT', () => {
+    io.stdout.write('^C\n');
     if (running) running.abort();
     else {
-      io.stdout.write('^C\n');
+      reader.write(null, { ctrl: true, name: 'e' });
+      reader.write(null, { ctrl: true, name: 'u' });
       prompt();
     }
   });
@@ -51,6 +60,22 @@ export async function shellCommand(argv: readonly string[], io: CliIo): Promise<
     reader.close();
   };
   io.signal?.addEventListener('abort', onAbort, { once: true });
+  // `cd <dir> && pwd` in the sandbox, so ~, .. and variables mean there what they mean to bash.
+  const changeDirectory = async (target: string, signal: AbortSignal): Promise<number> => {
+    try {
+      const moved = await session.run({
+        command: `cd ${target} && pwd`,
+        workingDirectory: cwd,
+        abortSignal: signal,
+      });
+      if (moved.exitCode === 0) cwd = moved.stdout.trim();
+      else io.stderr.write(moved.stderr);
+      return moved.exitCode;
+    } catch (error) {
+      if (signal.aborted) return INTERRUPTED_EXIT_CODE;
+      throw error;
+    }
+  };
 
   try {
     if (interactive) {
@@ -72,14 +97,7 @@ export async function shellCommand(argv: readonly string[], io: CliIo): Promise<
         running = new AbortController();
         const cd = CD_LINE.exec(text);
         if (cd) {
-          const moved = await session.run({
-            command: `cd ${cd[1]?.trim() ?? ''} && pwd`,
-            workingDirectory: cwd,
-            abortSignal: running.signal,
-          });
-          if (moved.exitCode === 0) cwd = moved.stdout.trim();
-          else io.stderr.write(moved.stderr);
-          status = moved.exitCode;
+          status = await changeDirectory(cd[1]?.trim() ?? '', running.signal);
         } else {
           status = await streamCommand(session, text, io, { workingDirectory: cwd, signal: running.signal });
         }

@@ -79,11 +79,13 @@ restrictions, then starts a real sandbox, runs \`true\` in it and removes it. Pr
 and, for a failed one, its fix. Exits 0 only when every check passes.
 `;
 
-export const DEMO_USAGE = `Usage: ${NAME} demo [--prompt <text>] [--directory <dir>] [--allow-all-unix-sockets]
+export const DEMO_USAGE = `Usage: ${NAME} demo [--prompt <text>] [--workspace <dir>] [--directory <dir>]
+                    [--allow-all-unix-sockets]
 
 With ANTHROPIC_API_KEY or CLAUDE_CODE_OAUTH_TOKEN set (and ANTHROPIC_BASE_URL, if any): a real
-Claude Code turn in a new sandbox working on a fresh directory, with the commands the agent ran
-and its answer. Needs @ai-sdk/harness and @ai-sdk/harness-claude-code installed.
+Claude Code turn in a new sandbox, with the preparation of its template, the commands the agent
+ran and its answer. It works on --workspace, by default a fresh temporary directory, which is
+kept; the sandbox is removed. Needs @ai-sdk/harness and @ai-sdk/harness-claude-code installed.
 
 Without a key: a tour of the fence, each row checked live: your home hidden, where it may
 write, which hosts it reaches, the placeholder it gets instead of a key, a forwarded port.
