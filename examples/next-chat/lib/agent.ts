@@ -12,9 +12,9 @@ export function getAgent(): { agent: HarnessAgent; claudeCode: HarnessAgentAdapt
   if (cached) return cached;
   const apiKey = process.env.ANTHROPIC_API_KEY;
   const baseUrl = process.env.ANTHROPIC_BASE_URL || undefined;
-  // Explicit auth, so the key and base URL are exactly the ones of this environment (without it the
-  // adapter also tries the user's ~/.claude/settings.json apiKeyHelper). Without a key, the adapter
-  // looks for its other sources (CLAUDE_CODE_OAUTH_TOKEN, ANTHROPIC_AUTH_TOKEN, the AI Gateway).
+  // Explicit auth, so the key and base URL are exactly the ones of this environment: otherwise an
+  // AI_GATEWAY_API_KEY in it would win, and the adapter would also run the user's ~/.claude/settings.json
+  // apiKeyHelper. Without a key, the adapter picks from those sources itself.
   const claudeCode = createClaudeCode(
     apiKey ? { auth: { anthropic: { apiKey, baseUrl } } } : undefined,
     // 1.0.41 is typed against its own copy of @ai-sdk/harness; the runtime contract is the same.

@@ -7,6 +7,8 @@
  * With srt, the sandbox reaches the model only through srt's proxy, which terminates TLS to swap the
  * API key's placeholder for the real key: so the fake server speaks HTTPS, and the Next.js server
  * (where the proxy runs) trusts its certificate through NODE_EXTRA_CA_CERTS.
+ *
+ * Prints how long each step took, for the record (nothing is asserted about it).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -47,6 +49,7 @@ describe(`examples/next-chat in a browser (EXAMPLE_SANDBOX=${kind})`, () => {
   let page: Page;
 
   beforeAll(async () => {
+    const started = Date.now();
     // The sandbox packages are used from their dist/, and the app from its production build.
     await run('pnpm', ['--filter', 'next-chat^...', 'run', 'build'], { cwd: repoRoot });
     await run('pnpm', ['exec', 'next', 'build'], {
@@ -54,11 +57,17 @@ describe(`examples/next-chat in a browser (EXAMPLE_SANDBOX=${kind})`, () => {
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
     });
 
+    console.log(`[next-chat] packages and app built in ${seconds(started)}`);
+
     work = await mkdtemp(join(tmpdir(), 'next-chat-test-'));
     sandboxes = join(work, 'sandboxes');
     const home = join(work, 'home');
     await mkdir(home);
-    server = await startFakeAnthropicServer({ https: kind === 'srt' });
+    // srt's NO_PROXY names 127.0.0.1 and localhost, so a client in the sandbox would try them on the
+    // sandbox's own, empty, loopback. 127.0.0.2 is this machine's loopback too, but goes by the proxy.
+    server = await startFakeAnthropicServer(
+      kind === 'srt' ? { host: '127.0.0.2', https: { hostnames: ['127.0.0.2'] } } : {},
+    );
 
     // The machine's CAs (the npm registry may sit behind one of them) plus the fake server's own.
     const caBundle = join(work, 'ca-bundle.pem');
@@ -95,7 +104,9 @@ describe(`examples/next-chat in a browser (EXAMPLE_SANDBOX=${kind})`, () => {
     });
     next.stdout!.on('data', (chunk: Buffer) => (nextLog += chunk.toString()));
     next.stderr!.on('data', (chunk: Buffer) => (nextLog += chunk.toString()));
+    const serving = Date.now();
     await waitForHttp(appUrl, () => nextLog);
+    console.log(`[next-chat] next start answered in ${seconds(serving)}`);
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -132,6 +143,7 @@ describe(`examples/next-chat in a browser (EXAMPLE_SANDBOX=${kind})`, () => {
       await page
         .getByLabel('Message')
         .fill('Write a note in the working directory and tell me what it says.');
+      const sent = Date.now();
       await page.getByRole('button', { name: 'Send' }).click();
 
       // The fake model has Claude Code run a command, then answers quoting what it printed.
@@ -144,6 +156,10 @@ describe(`examples/next-chat in a browser (EXAMPLE_SANDBOX=${kind})`, () => {
           cause: error,
         });
       });
+
+      console.log(
+        `[next-chat] first answer (sandbox, Claude Code install, session, turn) in ${seconds(sent)}`,
+      );
 
       // The command, as the agent ran it, and its output, which only running it could produce.
       const tool = page.locator('article[data-role="assistant"] .tool');
@@ -162,21 +178,38 @@ describe(`examples/next-chat in a browser (EXAMPLE_SANDBOX=${kind})`, () => {
       }
 
       // The conversation has a sandbox of its own, named after the chat.
-      const before = await readdir(sandboxes);
+      const before = await sandboxDirectories(sandboxes);
       expect(before).toHaveLength(1);
       expect(before[0]).toMatch(/^chat-/);
 
-      await mkdir(join(repoRoot, 'docs'), { recursive: true });
-      await page.screenshot({ path: join(repoRoot, 'docs', 'next-chat.png') });
+      // The picture in the README is the default, srt, one.
+      if (kind === 'srt') {
+        await mkdir(join(repoRoot, 'docs'), { recursive: true });
+        await page.screenshot({ path: join(repoRoot, 'docs', 'next-chat.png') });
+      }
 
+      const ending = Date.now();
       await page.getByRole('button', { name: 'End conversation' }).click();
       await page.getByText('Conversation ended').waitFor({ timeout: 60_000 });
-      expect(await readdir(sandboxes), 'ending the conversation removed its sandbox directory').toEqual([]);
+      console.log(`[next-chat] conversation ended in ${seconds(ending)}`);
+      expect(
+        await sandboxDirectories(sandboxes),
+        'ending the conversation removed its sandbox directory',
+      ).toEqual([]);
       expect(await page.locator('article').count(), 'the page starts a fresh conversation').toBe(0);
     },
     TURN_TIMEOUT_MS + 2 * 60_000,
   );
 });
+
+/** The sandboxes' own directories; the package keeps its shared state in dot-directories beside them. */
+async function sandboxDirectories(directory: string): Promise<string[]> {
+  return (await readdir(directory)).filter(name => !name.startsWith('.'));
+}
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
