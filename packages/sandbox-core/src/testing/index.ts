@@ -1,3 +1,3 @@
-export * from './conformance.js';
+export * from './conformance/index.js';
 export * from './fake-anthropic-server.js';
 export * from './harness-suite.js';

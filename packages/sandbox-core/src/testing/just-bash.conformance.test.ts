@@ -1,7 +1,7 @@
 // The shared conformance suite against the peer reference sandbox, @ai-sdk/sandbox-just-bash: a check
 // that the suite's expectations match a sandbox the harness authors ship, not only our own.
 import { createJustBashSandbox } from '@ai-sdk/sandbox-just-bash';
-import { describeSandboxConformance } from './conformance.js';
+import { describeSandboxConformance } from './conformance/index.js';
 
 describeSandboxConformance('@ai-sdk/sandbox-just-bash', {
   create: () => createJustBashSandbox().createSession(),
