@@ -11,7 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { SandboxLayout } from '../fence/layout.js';
@@ -53,6 +53,11 @@ export class TemplateCache {
   async save(identity: string, layout: SandboxLayout): Promise<void> {
     const entry = this.entry(identity);
     if (await exists(join(entry, COMPLETE))) return;
+    // The sandbox could have swapped its home or /tmp for a link to a host directory while the
+    // template ran; copying through it would put host files in every later sandbox.
+    for (const path of [layout.home, layout.tmp]) {
+      if (!(await lstat(path)).isDirectory()) return;
+    }
     await mkdir(this.root, { recursive: true, mode: 0o700 });
     const staging = `${entry}.${randomBytes(6).toString('hex')}.partial`;
     try {
