@@ -71,13 +71,11 @@ export class SupervisorLink {
   private nextId = 1;
   private failure: SupervisorLinkError | undefined;
   private drained: Promise<void> = Promise.resolve();
+  /** Ends the wait for 'drain' when the link fails: a dead supervisor's stdin never drains. */
+  private releaseDrain: (() => void) | undefined;
   private readonly closeListeners = new Set<(error: SupervisorLinkError) => void>();
-  /** Rejects when the link fails; raced against anything that could otherwise wait forever. */
-  private readonly failed: Promise<never>;
 
   constructor(private readonly transport: SupervisorTransport) {
-    this.failed = new Promise<never>((_, reject) => this.closeListeners.add(reject));
-    this.failed.catch(() => undefined);
     transport.fromSupervisor.on('data', (chunk: Buffer) => this.receive(chunk));
     transport.fromSupervisor.on('end', () =>
       this.fail(new SupervisorLinkError('the sandbox supervisor exited', 'exited')),
@@ -191,12 +189,26 @@ export class SupervisorLink {
       () => STOP,
       () => STOP,
     );
-    void refused.finally(() => (sending = false));
     const iterator = chunksOf(content)[Symbol.asyncIterator]();
+    // A producer that stalls must not hold the call open once the link is gone or the write refused:
+    // each wait for a chunk can be cut short. Not with Promise.race against those long-lived
+    // promises, which would keep every chunk of the write (each race's result) until they settle.
+    let wake: ((value: typeof STOP) => void) | undefined;
+    const stopWaiting = () => wake?.(STOP);
+    void refused.finally(() => {
+      sending = false;
+      stopWaiting();
+    });
+    const unsubscribe = this.onClose(stopWaiting);
+    const nextChunk = () =>
+      new Promise<IteratorResult<Uint8Array> | typeof STOP>((resolve, reject) => {
+        if (!sending || this.failure) return resolve(STOP);
+        wake = resolve;
+        iterator.next().then(resolve, reject);
+      }).finally(() => (wake = undefined));
     try {
       for (;;) {
-        // A producer that stalls must not hold the call open once the link is gone or the write refused.
-        const next = await Promise.race([iterator.next(), refused, this.failed]);
+        const next = await nextChunk();
         if (next === STOP || next.done) break;
         abortSignal?.throwIfAborted();
         if (!(await this.sendChunked(stream, window, next.value, () => sending))) break;
@@ -208,6 +220,7 @@ export class SupervisorLink {
       await done.catch(() => undefined);
       throw error;
     } finally {
+      unsubscribe();
       this.outbound.delete(stream);
       void iterator.return?.().catch(() => undefined);
     }
@@ -322,7 +335,10 @@ export class SupervisorLink {
   private send(frame: Buffer): void {
     if (this.failure) return;
     if (!this.transport.toSupervisor.write(frame)) {
-      this.drained = new Promise(resolve => this.transport.toSupervisor.once('drain', resolve));
+      this.drained = new Promise(resolve => {
+        this.releaseDrain = resolve;
+        this.transport.toSupervisor.once('drain', resolve);
+      });
     }
   }
 
@@ -406,6 +422,7 @@ export class SupervisorLink {
   fail(error: SupervisorLinkError): void {
     if (this.failure) return;
     this.failure = error;
+    this.releaseDrain?.();
     for (const pending of [...this.calls.values(), ...this.exits.values()]) pending.reject(error);
     this.calls.clear();
     this.exits.clear();

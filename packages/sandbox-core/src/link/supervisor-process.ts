@@ -13,6 +13,8 @@ import { SupervisorLink } from './supervisor-link.js';
 const STDERR_TAIL_BYTES = 8 * 1024;
 /** How long a stopping supervisor gets to exit on its own before it is killed. */
 const EXIT_GRACE_MS = 2_000;
+/** How long a stopping supervisor gets to end the sandbox's processes (it waits their grace itself). */
+const KILL_ALL_TIMEOUT_MS = 10_000;
 
 /**
  * The supervisor program. Bundled packages ship it beside their entry file; in this repository's
@@ -119,7 +121,13 @@ export class SupervisorProcess {
    */
   async stop(): Promise<void> {
     if (this.link.isOpen) {
-      await this.link.killAll().catch(() => undefined);
+      // A supervisor the sandbox froze (kill -STOP) or wedged never answers: the kill below ends it.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.link.killAll().catch(() => undefined),
+        new Promise(resolve => (timer = setTimeout(resolve, KILL_ALL_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
       this.link.close();
     }
     this.child.stdin?.end();

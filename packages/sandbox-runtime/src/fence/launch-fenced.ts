@@ -6,6 +6,8 @@ import { SandboxOptionsError } from '@internal/sandbox-core';
 import { SrtError } from '../srt-error.js';
 import { buildFenceEnv } from './fence-env.js';
 import { openDescriptorsAboveStderr, withDescriptorsClosed } from './inherited-descriptors.js';
+import { removePlantedLinks } from './planted-links.js';
+import { protectWorkspace } from './workspace-protections.js';
 import { ensureLayout } from './layout.js';
 import { privatizeTmp } from './private-tmp.js';
 import type { SrtRuntimeSettings } from './runtime-settings.js';
@@ -62,9 +64,12 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
   spec.signal?.throwIfAborted();
   const runtime = spec.srt ?? srtRuntime();
   await runtime.ensure(spec.runtime);
-  const config = buildFenceConfig(spec, hostView(realpathSync(spec.nodePath ?? process.execPath)));
+  const config = protectWorkspace(
+    buildFenceConfig(spec, hostView(realpathSync(spec.nodePath ?? process.execPath))),
+  );
   const { layout } = spec;
   await ensureLayout(layout);
+  await removePlantedLinks(layout);
   for (const [path, option] of [
     [config.workspace, 'workspace'],
     ...(spec.cwd === undefined ? [] : [[spec.cwd, 'cwd']]),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { tempDir } from './fence-test-support.js';
 import { defaultSandboxesDirectory, ensureLayout, sandboxLayout } from './layout.js';
 

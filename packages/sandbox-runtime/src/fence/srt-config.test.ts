@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { DEFAULT_ALLOWED_DOMAINS } from './default-allowed-domains.js';
 import { sandboxLayout } from './layout.js';
 import { resolveRuntimeSettings } from './runtime-settings.js';
@@ -25,8 +25,8 @@ describe('buildFenceConfig', () => {
   it('hides the home, lets the sandbox write its own directory only, and keeps its settings readable', () => {
     const config = buildFenceConfig({ layout }, host);
     expect(config.customConfig.filesystem).toEqual({
-      denyRead: ['/home/me', ...hostSocketPaths(host)],
-      allowRead: [`${dir}/sandbox.json`, `${dir}/.supervisor`],
+      denyRead: ['/home/me', ...hostSocketPaths(host), `${dir}/sandbox.json`],
+      allowRead: [`${dir}/.supervisor`],
       allowWrite: [`${dir}/sandbox`, `${dir}/sandbox/workspace`],
       denyWrite: [],
     });
@@ -50,9 +50,28 @@ describe('buildFenceConfig', () => {
       ]),
     );
     expect(config.customConfig.filesystem.denyRead).toEqual([
+      '/home/me/.ai-sdk-sandbox-runtime',
       ...config.hiddenSockets,
+      `${dir}/sandbox.json`,
       '/run/my-service.sock',
     ]);
+  });
+
+  it('hides the other sandboxes of its directory, whatever hides the home', () => {
+    const elsewhere = sandboxLayout('box', '/srv/sandboxes');
+    const config = buildFenceConfig({ layout: elsewhere }, host);
+    expect(config.customConfig.filesystem.denyRead).toEqual([
+      '/home/me',
+      '/srv/sandboxes',
+      ...hostSocketPaths(host),
+      '/srv/sandboxes/box/sandbox.json',
+    ]);
+    // Its own directory stays: the supervisor it runs, and what it writes.
+    expect(config.customConfig.filesystem.allowRead).toEqual(['/srv/sandboxes/box/.supervisor']);
+    expect(config.customConfig.filesystem.allowWrite).toContain('/srv/sandboxes/box/sandbox');
+    // Not a directory holding the node install (nor the root): the sandbox could not run.
+    const withNode = buildFenceConfig({ layout: sandboxLayout('box', '/usr') }, host);
+    expect(withNode.customConfig.filesystem.denyRead).not.toContain('/usr');
   });
 
   it('finds the session bus under /run/user/<uid> without XDG_RUNTIME_DIR', () => {
@@ -93,7 +112,6 @@ describe('buildFenceConfig', () => {
     expect(config.customConfig.filesystem.allowRead).toEqual([
       '/home/me/.cargo',
       '/home/me/docs',
-      `${dir}/sandbox.json`,
       `${dir}/.supervisor`,
     ]);
     expect(config.customConfig.filesystem.denyWrite).toEqual(['/home/me/project/.git/hooks']);

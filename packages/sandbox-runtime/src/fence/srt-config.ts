@@ -3,7 +3,7 @@ import { basename, dirname, isAbsolute, resolve } from 'node:path';
 
 import type { SandboxRuntimeConfig } from '@anthropic-ai/sandbox-runtime';
 
-import { SandboxOptionsError } from '../../../sandbox-core/src/errors.js';
+import { SandboxOptionsError } from '@internal/sandbox-core';
 import { DEFAULT_ALLOWED_DOMAINS } from './default-allowed-domains.js';
 import { validateAllowedDomains } from './domain-pattern.js';
 import type { SandboxLayout } from './layout.js';
@@ -159,14 +159,26 @@ export function buildFenceConfig(settings: FenceSettings, host: HostView): Fence
     reopenedPaths.push(nodeInstallPrefix(host.nodePath, home));
   }
   // The other sandboxes of the directory are hidden, their files and their homes' state: this
-  // sandbox sees its own directory only (re-opened below by its reads and its writable part).
-  // Not when the directory holds the node install or is the root, whose hiding would break the rest.
+  // sandbox sees its own directory only (re-opened below by its reads and its writable part). A
+  // hidden home hides the default directory already. Not when the directory holds the node
+  // install or is the root, whose hiding would break the rest.
   const sandboxesDir = layout.directory;
-  const hideSandboxes = sandboxesDir !== '/' && !isWithin(host.nodePath, sandboxesDir);
-  const supervisorReads = [layout.settingsFile, layout.supervisorDir];
+  const hideSandboxes =
+    !(hideHome && isWithin(sandboxesDir, home)) &&
+    sandboxesDir !== '/' &&
+    !isWithin(host.nodePath, sandboxesDir);
+  const supervisorReads = [layout.supervisorDir];
 
   const filesystem: SrtFilesystemRules = {
-    denyRead: unique([...(hideHome ? [home] : []), ...(hideSandboxes ? [sandboxesDir] : []), ...hiddenSockets, ...denyRead]),
+    denyRead: unique([
+      ...(hideHome ? [home] : []),
+      ...(hideSandboxes ? [sandboxesDir] : []),
+      ...hiddenSockets,
+      // sandbox.json holds what the sandbox was created with, its env's real credentials included
+      // (they are masked on their way in, from this record): out of its reach, as the spec says.
+      layout.settingsFile,
+      ...denyRead,
+    ]),
     allowRead: unique([...allowRead, ...readOnlyWorkspaces, ...reopenedPaths, ...supervisorReads]),
     allowWrite: unique([layout.writableDir, workspace]),
     denyWrite: unique(denyWrite),

@@ -3,6 +3,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { endOrphanBridges } from './orphan-bridges.js';
+
 /*
  * srt leaves its sockets in the temp directory when its process is killed (SIGKILL skips every
  * handler): the HTTP proxy backend `srt-mux-<pid>-<n>.sock` and the socat bridge
@@ -53,18 +55,20 @@ export async function removeStaleSrtSockets(
   dir: string = tmpdir(),
   deps: StaleSocketDeps = realDeps,
 ): Promise<string[]> {
+  // Bridges a killed host left running still listen: end those first (their sockets go with them).
+  const removed: string[] = deps === realDeps ? await endOrphanBridges(dir) : [];
   let names: string[];
   try {
     names = await readdir(dir);
   } catch {
-    return [];
+    return removed;
   }
-  const removed: string[] = [];
   await Promise.all(
     names.map(async name => {
       const mux = MUX.exec(name);
       if (!mux && !BRIDGE.test(name)) return;
       const path = join(dir, name);
+      if (removed.includes(path)) return;
       try {
         const stat = await lstat(path);
         if (!stat.isSocket()) return;

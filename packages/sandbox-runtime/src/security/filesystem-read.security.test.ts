@@ -48,16 +48,22 @@ for (const [label, relative] of [
   ['AWS credentials', '.aws/credentials-decoy'],
   ['shell history', '.bash_history-decoy'],
 ] as const) {
-  attack(`read ${label} in the real home (~/${relative}-<random>)`, 'refused: the home is an empty directory', async () => {
-    const secret = marker('home-secret');
-    const path = await decoys.plant(`${relative}-${secret}`, `${secret}\n`);
-    const output = await inside(readAttempts(path));
-    expect(output).not.toContain(`${secret}\n`);
-    // Error messages name the file; only its content would be a leak.
-    const leaks = output.split('\n').filter(line => line.includes(secret) && !/No such file|cannot access|Permission denied/.test(line));
-    expect(leaks).toEqual([]);
-    return `not found: ${brief(output.split('\n')[0]!)}`;
-  });
+  attack(
+    `read ${label} in the real home (~/${relative}-<random>)`,
+    'refused: the home is an empty directory',
+    async () => {
+      const secret = marker('home-secret');
+      const path = await decoys.plant(`${relative}-${secret}`, `${secret}\n`);
+      const output = await inside(readAttempts(path));
+      expect(output).not.toContain(`${secret}\n`);
+      // Error messages name the file; only its content would be a leak.
+      const leaks = output
+        .split('\n')
+        .filter(line => line.includes(secret) && !/No such file|cannot access|Permission denied/.test(line));
+      expect(leaks).toEqual([]);
+      return `not found: ${brief(output.split('\n')[0]!)}`;
+    },
+  );
 }
 
 attack('list the real home', 'refused: empty', async () => {
@@ -77,7 +83,9 @@ attack(
     process.env.PATH = `${join(home, '.cargo', 'bin')}:${previousPath}`;
     try {
       const session = await pool.create();
-      const result = await session.run({ command: `${name}; command -v ${name} || echo not-on-path; ls ${tool}` });
+      const result = await session.run({
+        command: `${name}; command -v ${name} || echo not-on-path; ls ${tool}`,
+      });
       expect(result.stdout).not.toContain(`ran-${name}`);
       expect(result.stdout).toContain('not-on-path');
       return brief(result.stderr || result.stdout);
@@ -109,23 +117,27 @@ attack("read another sandbox's workspace the caller hid with denyRead", 'refused
   return `not readable: ${brief(output)}`;
 });
 
-attack('read /proc/<pid>/environ of the host test process', 'refused: the host is outside the PID namespace', async () => {
-  const secret = marker('host-env');
-  process.env.SECURITY_HOST_SECRET = secret;
-  try {
-    const session = await pool.create();
-    const result = await session.run({
-      command:
-        `cat /proc/${process.pid}/environ /proc/${process.ppid}/environ; ` +
-        `for f in /proc/[0-9]*/environ /proc/[0-9]*/task/*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null | grep -c ${secret}`,
-    });
-    expect(result.stdout).not.toContain(`SECURITY_HOST_SECRET=${secret}`);
-    expect(result.stdout.trim()).toBe('0');
-    return `not visible: ${brief(result.stderr.split('\n')[0]!)}`;
-  } finally {
-    delete process.env.SECURITY_HOST_SECRET;
-  }
-});
+attack(
+  'read /proc/<pid>/environ of the host test process',
+  'refused: the host is outside the PID namespace',
+  async () => {
+    const secret = marker('host-env');
+    process.env.SECURITY_HOST_SECRET = secret;
+    try {
+      const session = await pool.create();
+      const result = await session.run({
+        command:
+          `cat /proc/${process.pid}/environ /proc/${process.ppid}/environ; ` +
+          `for f in /proc/[0-9]*/environ /proc/[0-9]*/task/*/environ; do tr '\\0' '\\n' < $f; done 2>/dev/null | grep -c ${secret}`,
+      });
+      expect(result.stdout).not.toContain(`SECURITY_HOST_SECRET=${secret}`);
+      expect(result.stdout.trim()).toBe('0');
+      return `not visible: ${brief(result.stderr.split('\n')[0]!)}`;
+    } finally {
+      delete process.env.SECURITY_HOST_SECRET;
+    }
+  },
+);
 
 attack('read host process memory (/proc/*/mem, /proc/*/cmdline of the host)', 'refused', async () => {
   const output = await inside(
@@ -148,7 +160,7 @@ attack(
     await mkdir(directory);
     // A host started with a descriptor it does not know about (a service manager's, a CI runner's).
     const host = startChildHost(
-        `const s = await pkg.createSrtNetworkSandboxSession({ directory: ${JSON.stringify(directory)} });
+      `const s = await pkg.createSrtNetworkSandboxSession({ directory: ${JSON.stringify(directory)} });
          const r = await s.run({ command: 'for f in /proc/self/fd/*; do n=\${f##*/}; [ \$n -gt 2 ] && timeout 2 head -c 200 \$f; done 2>/dev/null; ls -l /proc/self/fd' });
          console.log('OUT ' + JSON.stringify(r.stdout + r.stderr));
          await s.destroy();
@@ -159,6 +171,11 @@ attack(
     await host.exited();
     const output = JSON.parse(line.slice(4)) as string;
     expect(output).not.toContain(secret);
-    return `not readable: ${brief(output.split('\n').filter(l => l.includes('->')).join(', '))}`;
+    return `not readable: ${brief(
+      output
+        .split('\n')
+        .filter(l => l.includes('->'))
+        .join(', '),
+    )}`;
   },
 );

@@ -36,20 +36,33 @@ export class SandboxPool {
     return session;
   }
 
+  /** Destroys every sandbox; one whose destroy() hangs (a hole an attack found) is left after 30 s. */
   async destroyAll(): Promise<void> {
     const sessions = [...this.open];
     this.open.clear();
-    await Promise.allSettled(sessions.map(session => session.destroy()));
+    await Promise.allSettled(
+      sessions.map(session =>
+        Promise.race([session.destroy(), new Promise(resolve => setTimeout(resolve, 30_000).unref())]),
+      ),
+    );
   }
 }
 
 /** Runs a bash script on the host (outside every fence); never throws for a non-zero exit. */
-export function onHost(script: string, timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function onHost(
+  script: string,
+  timeoutMs = 60_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise(resolve => {
-    execFile('/bin/bash', ['-c', script], { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      '/bin/bash',
+      ['-c', script],
+      { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -103,7 +116,8 @@ export async function hostProcessesMentioning(needle: string): Promise<string[]>
         readFile(`/proc/${pid}/environ`, 'latin1').catch(() => ''),
         readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => ''),
       ]);
-      if (environ.includes(needle) || cmdline.includes(needle)) found.push(`${pid} ${cmdline.replace(/\0/g, ' ').slice(0, 160)}`);
+      if (environ.includes(needle) || cmdline.includes(needle))
+        found.push(`${pid} ${cmdline.replace(/\0/g, ' ').slice(0, 160)}`);
     } catch {
       // gone meanwhile
     }
@@ -192,8 +206,12 @@ export function startChildHost(
       for (;;) {
         const found = output.find(line => pattern.test(line));
         if (found !== undefined) return found;
-        if (done) throw new Error(`the child host exited without printing ${pattern}: ${output.join('\n').slice(-2000)}`);
-        if (Date.now() > deadline) throw new Error(`no line ${pattern} from the child host: ${output.join('\n').slice(-2000)}`);
+        if (done)
+          throw new Error(
+            `the child host exited without printing ${pattern}: ${output.join('\n').slice(-2000)}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(`no line ${pattern} from the child host: ${output.join('\n').slice(-2000)}`);
         await new Promise<void>(resolve => {
           waiters.push(resolve);
           setTimeout(resolve, 200);

@@ -1,0 +1,30 @@
+/** The floor: the same work done by this process directly, with no sandbox in the way. */
+import { spawn } from 'node:child_process';
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `bash -c command`, collecting both streams as text the way a sandbox's `run` does. */
+export function hostRun(
+  command: string,
+  argv: readonly string[] = ['/bin/bash', '-c', command],
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) =>
+      resolve({
+        exitCode: code ?? 128 + (signal ? 9 : 0),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      }),
+    );
+  });
+}

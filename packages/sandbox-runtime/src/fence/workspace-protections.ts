@@ -1,0 +1,62 @@
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { FenceConfig } from './srt-config.js';
+
+/*
+ * srt always keeps a few paths read-only, those a program on the host runs or reads its settings
+ * from: git's hooks and config, shell rc files, editor task files. It finds them around the host
+ * process's working directory, though, not the sandbox's workspace, which is where the agent
+ * writes. So they are added for the workspace here, by the same rules:
+ *   - `.git/hooks` and `.git/config` of a repository (`.git` a directory), or `.git` itself when it
+ *     is a file (a worktree's pointer to its repository);
+ *   - the shell, git and editor settings srt names, when they exist. A missing one is left out:
+ *     srt would stand an empty placeholder in the user's workspace for as long as the sandbox runs.
+ */
+const SETTINGS = [
+  '.gitconfig',
+  '.gitmodules',
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.ripgreprc',
+  '.mcp.json',
+  '.vscode',
+  '.idea',
+  '.claude/commands',
+  '.claude/agents',
+];
+
+type Kind = 'file' | 'directory' | 'other' | undefined;
+
+const kindOf = (path: string): Kind => {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : 'other';
+  } catch {
+    return undefined;
+  }
+};
+
+/** The paths of `workspace` srt would deny writing to were it the working directory. */
+export function workspaceProtections(workspace: string, kind: (path: string) => Kind = kindOf): string[] {
+  const paths: string[] = [];
+  const git = join(workspace, '.git');
+  const gitKind = kind(git);
+  if (gitKind === 'directory') paths.push(join(git, 'hooks'), join(git, 'config'));
+  else if (gitKind !== undefined) paths.push(git);
+  for (const name of SETTINGS) {
+    const path = join(workspace, name);
+    if (kind(path) !== undefined) paths.push(path);
+  }
+  return paths;
+}
+
+/** `config` with the workspace's protections added to its write denies. */
+export function protectWorkspace(config: FenceConfig, kind?: (path: string) => Kind): FenceConfig {
+  const { filesystem } = config.customConfig;
+  const denyWrite = [...new Set([...filesystem.denyWrite, ...workspaceProtections(config.workspace, kind)])];
+  return { ...config, customConfig: { ...config.customConfig, filesystem: { ...filesystem, denyWrite } } };
+}
