@@ -114,10 +114,14 @@ export class FrameDecoder {
     return this.pendingBytes;
   }
 
+  /** The first `bytes` bytes as one buffer, joining only as many chunks as that takes. */
   private peek(bytes: number): Buffer {
     const first = this.pending[0]!;
     if (first.byteLength >= bytes) return first;
-    this.pending = [Buffer.concat(this.pending)];
+    let count = 0;
+    let joined = 0;
+    while (joined < bytes) joined += this.pending[count++]!.byteLength;
+    this.pending.splice(0, count, Buffer.concat(this.pending.slice(0, count), joined));
     return this.pending[0]!;
   }
 
