@@ -2,7 +2,7 @@
 // ports, views, lifecycle and templates. The fence rules themselves are tested in fence/.
 import { HarnessCapabilityUnsupportedError, type HarnessV1RequestTransformation } from '@ai-sdk/harness';
 import { startFakeAnthropicServer, type FakeAnthropicServer } from '@internal/sandbox-core/testing';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -239,6 +239,8 @@ describe('lifecycle', () => {
       await session.writeTextFile({ path: 'mine.txt', content: 'yours' });
     });
     expect(await readFile(join(workspace, 'mine.txt'), 'utf8')).toBe('yours');
+    // Nor leaves anything in it: the placeholders that protect settings files go with the sandbox.
+    expect(readdirSync(workspace)).toEqual(['mine.txt']);
   });
 
   it('says which sandbox it could not find, and which record is damaged', async () => {

@@ -25,6 +25,11 @@ export interface SupervisorConfig {
   unsetEnv: string[];
   /** Milliseconds between SIGTERM and SIGKILL when ending processes. */
   killGraceMs: number;
+  /**
+   * The supervisor's PID namespace holds the sandbox's processes only (srt), so kill-all may end
+   * every process in it, tagged or not.
+   */
+  ownsPidNamespace?: boolean;
 }
 
 export type CallRequest =

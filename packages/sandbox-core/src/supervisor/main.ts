@@ -65,7 +65,11 @@ async function handle(call: CallRequest, id: number): Promise<unknown> {
     case 'killAll':
       return {
         killed: await terminateSandboxProcesses(
-          { prefix: `${settings.processTag}:`, roots: runningPids() },
+          {
+            prefix: `${settings.processTag}:`,
+            roots: runningPids(),
+            wholeNamespace: settings.ownsPidNamespace,
+          },
           { graceMs: settings.killGraceMs },
         ),
       };

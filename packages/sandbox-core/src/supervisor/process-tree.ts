@@ -19,6 +19,12 @@ export interface SandboxProcessMatch {
   readonly prefix?: string;
   /** These pids themselves and all their descendants, tagged or not. */
   readonly roots?: readonly number[];
+  /**
+   * Every process of the calling process's PID namespace but itself and its ancestors. Only where
+   * that namespace is the sandbox's alone (srt): it also finds a daemon that dropped its
+   * environment, and with it the tag. Never for the local sandbox, whose namespace is the host's.
+   */
+  readonly wholeNamespace?: boolean;
 }
 
 /** One process as the listing sees it. */
@@ -95,7 +101,7 @@ function sendSignal(pid: number, signal: NodeJS.Signals): void {
 async function findEntries(match: SandboxProcessMatch): Promise<ListedProcess[]> {
   const wantsTag = match.tag !== undefined || match.prefix !== undefined;
   const roots = match.roots ?? [];
-  if (!wantsTag && roots.length === 0) return [];
+  if (!wantsTag && roots.length === 0 && !match.wholeNamespace) return [];
 
   const all = process.platform === 'linux' ? await listFromProc(wantsTag) : await listFromPs();
   return selectMatches(all, match);
@@ -121,6 +127,12 @@ function selectMatches(all: readonly ListedProcess[], match: SandboxProcessMatch
   const pending: number[] = [];
   for (const pid of match.roots ?? []) if (byPid.has(pid)) pending.push(pid);
   for (const entry of all) if (tagMatches(entry.tag)) pending.push(entry.pid);
+  if (match.wholeNamespace) {
+    const ancestors = new Set<number>();
+    for (let pid = process.pid; pid > 0 && !ancestors.has(pid); pid = byPid.get(pid)?.ppid ?? 0)
+      ancestors.add(pid);
+    for (const entry of all) if (!ancestors.has(entry.pid)) pending.push(entry.pid);
+  }
   while (pending.length > 0) {
     const pid = pending.pop()!;
     if (found.has(pid)) continue;

@@ -8,7 +8,7 @@ import { checkSandboxId, SandboxOptionsError } from '@internal/sandbox-core';
  * Where one sandbox lives on the host:
  *
  *   <directory>/<sandboxId>/        sandboxDir
- *   ├── sandbox.json                settingsFile   (readable inside, not writable)
+ *   ├── sandbox.json                settingsFile   (hidden inside: it may hold credentials)
  *   ├── .supervisor/                supervisorDir  (readable inside, not writable)
  *   └── sandbox/                    writableDir    (all the sandbox may write)
  *       ├── home/                   HOME

@@ -10,8 +10,7 @@ import type { FenceConfig } from './srt-config.js';
  * writes. So they are added for the workspace here, by the same rules:
  *   - `.git/hooks` and `.git/config` of a repository (`.git` a directory), or `.git` itself when it
  *     is a file (a worktree's pointer to its repository);
- *   - the shell, git and editor settings srt names, when they exist. A missing one is left out:
- *     srt would stand an empty placeholder in the user's workspace for as long as the sandbox runs.
+ *   - the shell, git and editor settings srt names, whether they exist or not (see below).
  */
 const SETTINGS = [
   '.gitconfig',
@@ -27,6 +26,9 @@ const SETTINGS = [
   '.idea',
   '.claude/commands',
   '.claude/agents',
+  // Not in srt's list, but Claude Code on the host runs the hooks these settings name.
+  '.claude/settings.json',
+  '.claude/settings.local.json',
 ];
 
 type Kind = 'file' | 'directory' | 'other' | undefined;
@@ -47,10 +49,10 @@ export function workspaceProtections(workspace: string, kind: (path: string) => 
   const gitKind = kind(git);
   if (gitKind === 'directory') paths.push(join(git, 'hooks'), join(git, 'config'));
   else if (gitKind !== undefined) paths.push(git);
-  for (const name of SETTINGS) {
-    const path = join(workspace, name);
-    if (kind(path) !== undefined) paths.push(path);
-  }
+  // Missing ones too, as srt does around its own working directory: it stands an empty
+  // placeholder there while the sandbox runs (removed when it stops), so that the agent cannot create
+  // a settings file a host tool would later read and act on.
+  for (const name of SETTINGS) paths.push(join(workspace, name));
   return paths;
 }
 

@@ -18,6 +18,7 @@ import { diagnoseFailure } from '../fence/preflight.js';
 import { srtRuntime } from '../fence/srt-runtime.js';
 import { SrtError } from '../srt-error.js';
 import type { SrtRecord, SrtSandboxOptions } from '../srt-options.js';
+import { narrowToCredentialPorts } from '../network/credential-ports.js';
 import { CredentialSet } from './credential-set.js';
 
 /** How long a process of the sandbox gets between SIGTERM and SIGKILL. */
@@ -92,6 +93,8 @@ export class SrtSandbox {
           env,
           unsetEnv: [],
           killGraceMs: KILL_GRACE_MS,
+          // bwrap gives the sandbox a PID namespace of its own (Linux): kill-all may sweep all of it.
+          ownsPidNamespace: process.platform === 'linux',
         },
         {
           abortSignal: options.abortSignal,
@@ -164,7 +167,8 @@ export class SrtSandbox {
   private applyDomains(): void {
     if (this.state !== 'running') return;
     const hosts = [...this.credentialSets].flatMap(set => set.hosts);
-    const domains = [...new Set([...(this.policyDomains ?? this.record.allowedDomains), ...hosts])];
+    const wanted = [...new Set([...(this.policyDomains ?? this.record.allowedDomains), ...hosts])];
+    const domains = narrowToCredentialPorts(wanted, hosts);
     srtRuntime().setSandboxDomains(this.fenced.commandId, domains);
   }
 

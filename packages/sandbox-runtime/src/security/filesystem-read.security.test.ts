@@ -61,7 +61,7 @@ for (const [label, relative] of [
         .split('\n')
         .filter(line => line.includes(secret) && !/No such file|cannot access|Permission denied/.test(line));
       expect(leaks).toEqual([]);
-      return `not found: ${brief(output.split('\n')[0]!)}`;
+      return `not found: ${brief(output.split('\n').find(line => line.startsWith('cat:')) ?? output)}`;
     },
   );
 }
