@@ -13,7 +13,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.test.ts', '**/test/**', 'scripts/**', '**/bench/**', '**/cli/**', '**/demo/**', 'examples/**'],
+    files: [
+      '**/*.test.ts',
+      '**/test/**',
+      'scripts/**',
+      '**/bench/**',
+      '**/cli/**',
+      '**/demo/**',
+      'examples/**',
+    ],
     rules: { 'no-console': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },
 );
