@@ -3,7 +3,7 @@
  * (temporary file, then rename) so a crash never leaves half a record, and validated on read so a
  * hand-edited file gives a clear error instead of a sandbox with surprising rules.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { SandboxConflictError, SandboxNotFoundError, SandboxStateError } from '../errors.js';
@@ -18,6 +18,12 @@ export async function claimSandboxDirectory(directory: string, sandboxId: string
   try {
     await mkdir(directory);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (await isHalfMade(directory))) {
+      // A creation that crashed between claiming the directory and saving the record: nothing in it
+      // can be resumed, so it is cleared and claimed again.
+      await rm(directory, { recursive: true, force: true });
+      return claimSandboxDirectory(directory, sandboxId);
+    }
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new SandboxConflictError(
         `A sandbox named "${sandboxId}" already exists in ${directory}. Resume it, destroy it, or pick another sandboxId.`,
@@ -26,6 +32,18 @@ export async function claimSandboxDirectory(directory: string, sandboxId: string
     }
     throw error;
   }
+}
+
+/** How old a directory without a record must be before it counts as a crashed creation. */
+const HALF_MADE_AFTER_MS = 60_000;
+
+async function isHalfMade(directory: string): Promise<boolean> {
+  const [record, claimed] = await Promise.all([
+    stat(join(directory, RECORD_FILE)).catch(() => undefined),
+    stat(directory).catch(() => undefined),
+  ]);
+  // Young directories are left alone: another process may be between its claim and its record.
+  return !record && claimed !== undefined && Date.now() - claimed.mtimeMs > HALF_MADE_AFTER_MS;
 }
 
 export async function writeRecord(directory: string, record: unknown): Promise<void> {
