@@ -1,6 +1,6 @@
 /** Commands: the fixed cost of one, a large output, and many at once. */
 import type { BenchContext } from '../lib/context.ts';
-import { hostRun } from '../lib/host.ts';
+import { hostRun, hostSpawnNote } from '../lib/host.ts';
 import { interleave } from '../lib/interleave.ts';
 import { cliRunner, naiveRun } from '../lib/naive-srt.ts';
 import { scratch } from '../lib/sandboxes.ts';
@@ -41,7 +41,7 @@ export async function commandCases(context: BenchContext): Promise<void> {
         return { text: `srt >= 20x faster (is ${speedup.toFixed(1)}x)`, met: speedup >= 20 };
       },
     },
-    notes: { 'just-bash': JUST_BASH_NOTE },
+    notes: { host: hostSpawnNote(), 'just-bash': JUST_BASH_NOTE },
   });
 
   // 64 MiB of output, collected as text by `run`, as the harness does with a command's output.
@@ -80,5 +80,7 @@ export async function commandCases(context: BenchContext): Promise<void> {
     ],
     { iterations: context.n(20), warmup: 2 },
   );
-  results.addCase(GROUP, "50 concurrent run('true')", concurrent, { notes: { 'just-bash': JUST_BASH_NOTE } });
+  results.addCase(GROUP, "50 concurrent run('true')", concurrent, {
+    notes: { host: hostSpawnNote(), 'just-bash': JUST_BASH_NOTE },
+  });
 }

@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { BenchContext } from '../lib/context.ts';
-import { hostRun } from '../lib/host.ts';
+import { hostRun, hostSpawnNote } from '../lib/host.ts';
 import { interleave } from '../lib/interleave.ts';
 import { newJustBash, newLocal, newSrt, scratch } from '../lib/sandboxes.ts';
 import { JUST_BASH_NOTE } from './commands.ts';
@@ -42,7 +42,7 @@ export async function startupCases(context: BenchContext): Promise<void> {
   );
   context.results.addCase(GROUP, "new sandbox to first run('true') result (not the first)", fresh, {
     targets: { srt: summary => ({ text: '<= 40 ms', met: summary.median <= 40 }) },
-    notes: { host: "spawn of bash -c 'true'", 'just-bash': JUST_BASH_NOTE },
+    notes: { host: `spawn of bash -c 'true'; ${hostSpawnNote()}`, 'just-bash': JUST_BASH_NOTE },
   });
 
   // The first sandbox of a process: a fresh node process per sample.

@@ -28,3 +28,11 @@ export function hostRun(
     );
   });
 }
+
+/**
+ * Node spawns with fork(), whose cost grows with the parent's RSS (about 50 µs per MB here): the host
+ * rows fork this bench process, the sandboxes' supervisors are small processes.
+ */
+export function hostSpawnNote(): string {
+  return `forks this bench process (RSS ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB at the time)`;
+}

@@ -65,14 +65,20 @@ for (let i = -20; i < iterations; i++) {
     record(name, 'd. End frames to exit event', event.at - ends.at(-1)!.at);
     record(name, 'e. host: exit event to run() resolved', t1 - event.at);
     record(name, 'total', t1 - t0);
-    record(name, 'pipe reads carrying frames', new Set(seen.filter(f => f.direction === 'out').map(f => f.at)).size);
+    record(
+      name,
+      'pipe reads carrying frames',
+      new Set(seen.filter(f => f.direction === 'out').map(f => f.at)).size,
+    );
   }
 }
 for (const [name, byStep] of steps) {
   console.log(`\n${name} (${iterations} runs; median / p95)`);
   for (const [step, samples] of byStep) {
     const summary = summarize(samples);
-    console.log(`  ${step.padEnd(58)} ${summary.median.toFixed(3).padStart(8)} ${summary.p95.toFixed(3).padStart(8)}`);
+    console.log(
+      `  ${step.padEnd(58)} ${summary.median.toFixed(3).padStart(8)} ${summary.p95.toFixed(3).padStart(8)}`,
+    );
   }
 }
 await Promise.all([srt.destroy(), local.destroy()]);

@@ -37,3 +37,19 @@ export function installSpawnHook(hook: SpawnHook): void {
   } as Spawn;
   syncBuiltinESMExports();
 }
+
+/**
+ * SUPERVISOR_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp": adds node flags to the supervisor's command
+ * line, fenced or not (the srt package does not pass NODE_OPTIONS through the fence).
+ */
+export function addSupervisorFlags(flags = process.env.SUPERVISOR_NODE_FLAGS): void {
+  if (!flags) return;
+  installSpawnHook({
+    rewrite(file, args) {
+      return [
+        file,
+        args.map(arg => arg.replace(/(\/node)(['"]*) ((?:\S*\/)?supervisor\.js)/g, `$1$2 ${flags} $3`)),
+      ];
+    },
+  });
+}
