@@ -14,6 +14,7 @@ import { CreditWindow } from '../protocol/credit-window.js';
 import {
   encodeCredit,
   encodeFrame,
+  encodeHeader,
   encodeJsonFrame,
   FrameDecoder,
   FrameFormatError,
@@ -326,13 +327,14 @@ export class SupervisorLink {
       if (!stillOpen()) return false;
       const size = window.take(Math.min(MAX_DATA_CHUNK, chunk.byteLength - offset));
       await this.drained;
-      this.send(encodeFrame(FrameKind.Data, stream, chunk.subarray(offset, offset + size)));
+      this.send(encodeHeader(FrameKind.Data, stream, size));
+      this.send(chunk.subarray(offset, offset + size));
       offset += size;
     }
     return true;
   }
 
-  private send(frame: Buffer): void {
+  private send(frame: Uint8Array): void {
     if (this.failure) return;
     if (!this.transport.toSupervisor.write(frame)) {
       this.drained = new Promise(resolve => {

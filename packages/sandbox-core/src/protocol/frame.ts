@@ -57,6 +57,18 @@ export function encodeFrame(kind: FrameKind, channel: number, payload: Uint8Arra
   return frame;
 }
 
+/**
+ * The header of a frame whose payload is written separately, right after it: bulk data goes out as
+ * header + the caller's own bytes, without copying them into a new buffer first.
+ */
+export function encodeHeader(kind: FrameKind, channel: number, payloadBytes: number): Buffer {
+  const header = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+  header.writeUInt32BE(payloadBytes, 0);
+  header.writeUInt8(kind, 4);
+  header.writeUInt32BE(channel, 5);
+  return header;
+}
+
 export function encodeJsonFrame(kind: FrameKind, channel: number, value: unknown): Buffer {
   return encodeFrame(kind, channel, Buffer.from(JSON.stringify(value), 'utf8'));
 }

@@ -108,7 +108,7 @@ export class SandboxCommands implements Experimental_SandboxSession {
     const stream = await this.readFile(options);
     if (!stream) return null;
     try {
-      return new Uint8Array(await new Response(stream).arrayBuffer());
+      return await readAll(stream);
     } catch (error) {
       throw fileError(error, 'read', options.path);
     }
@@ -199,6 +199,27 @@ export class SandboxCommands implements Experimental_SandboxSession {
       run: this.run,
     };
   }
+}
+
+/** The whole stream in one buffer, joined once at the end. */
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    total += value.byteLength;
+  }
+  // A plain Uint8Array, as the contract says, not a Buffer (whose pool may be shared).
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }
 
 function decode(bytes: Uint8Array, encoding = 'utf8'): string {

@@ -7,6 +7,7 @@ import { CreditWindow } from '../protocol/credit-window.js';
 import {
   encodeCredit,
   encodeFrame,
+  encodeHeader,
   encodeJsonFrame,
   FrameDecoder,
   FrameKind,
@@ -170,6 +171,7 @@ export class SupervisorWire {
 
   private async sendData(stream: number, bytes: Buffer): Promise<void> {
     await this.drained;
-    this.send(encodeFrame(FrameKind.Data, stream, bytes));
+    this.send(encodeHeader(FrameKind.Data, stream, bytes.byteLength));
+    this.send(bytes);
   }
 }
