@@ -230,16 +230,20 @@ export class SupervisorLink {
 
   /** A byte stream to `host:port` where the supervisor runs. */
   async connect(port: number, host?: string): Promise<Duplex> {
+    const { socket, connected } = this.openConnection(port, host);
+    await connected;
+    return socket;
+  }
+
+  /**
+   * A byte stream to `host:port` where the supervisor runs, usable at once: bytes written before the
+   * supervisor has connected wait there (within the stream's credit), which saves a forwarded
+   * connection a round trip. `connected` rejects, and the socket is destroyed, if it cannot connect.
+   */
+  openConnection(port: number, host?: string): { socket: Duplex; connected: Promise<void> } {
     const stream = this.allocate();
     const inbound = this.openInbound(stream);
     const window = this.openOutbound(stream);
-    try {
-      await this.call({ op: 'connect', port, host, stream });
-    } catch (error) {
-      this.inbound.delete(stream);
-      this.outbound.delete(stream);
-      throw error;
-    }
     const reader = inbound.readable.getReader();
     let open = true;
     const duplex = new Duplex({
@@ -265,7 +269,17 @@ export class SupervisorLink {
         callback(error);
       },
     });
-    return duplex;
+    const connected = this.call({ op: 'connect', port, host, stream }).then(
+      () => undefined,
+      (error: Error) => {
+        this.inbound.delete(stream);
+        this.outbound.delete(stream);
+        duplex.destroy(error);
+        throw error;
+      },
+    );
+    connected.catch(() => undefined); // also reported through the socket's 'error'
+    return { socket: duplex, connected };
   }
 
   async killAll(): Promise<number> {

@@ -69,27 +69,23 @@ export class PortForwarder {
     this.sockets.set(sandboxPort, open);
     open.add(client);
     client.once('close', () => open.delete(client));
-    client.pause();
-    let inside;
+    let upstream;
     try {
-      inside = this.link().connect(sandboxPort);
+      // The client's first bytes (an HTTP request, a WebSocket upgrade) go out at once, without
+      // waiting for the supervisor to report the connection.
+      upstream = this.link().openConnection(sandboxPort);
     } catch {
       client.destroy();
       return;
     }
-    inside.then(
-      upstream => {
-        // Nothing is listening inside, or the sandbox stopped meanwhile: the client sees a reset.
-        if (client.destroyed) return upstream.destroy();
-        client.pipe(upstream).on('error', () => client.destroy());
-        upstream.pipe(client).on('error', () => upstream.destroy());
-        client.once('close', () => upstream.destroy());
-        upstream.once('close', () => client.destroy());
-        client.on('error', () => upstream.destroy());
-        upstream.on('error', () => client.destroy());
-        client.resume();
-      },
-      () => client.resetAndDestroy(),
-    );
+    const { socket: inside, connected } = upstream;
+    // Nothing listening inside, or the sandbox stopped meanwhile: the client sees a reset.
+    connected.catch(() => client.resetAndDestroy());
+    client.pipe(inside).on('error', () => client.destroy());
+    inside.pipe(client).on('error', () => inside.destroy());
+    client.once('close', () => inside.destroy());
+    inside.once('close', () => client.destroy());
+    client.on('error', () => inside.destroy());
+    inside.on('error', () => client.destroy());
   }
 }

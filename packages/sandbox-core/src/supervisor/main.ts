@@ -27,7 +27,11 @@ const wire = new SupervisorWire(process.stdout, (call, id) => {
     },
     (error: NodeJS.ErrnoException) => {
       wire.reply(id, { ok: false, error: { code: error.code ?? 'EIO', message: error.message } });
-      for (const stream of streamsOf(call)) wire.reset(stream);
+      for (const stream of streamsOf(call)) {
+        wire.reset(stream);
+        // Bytes the host sent ahead (a forwarded connection's first request) are dropped with it.
+        wire.closeInbound(stream);
+      }
     },
   );
 });
