@@ -85,7 +85,9 @@ attack(
     expect(await readFile(join(workspace, 'doc.txt'), 'utf8')).toBe('old content');
     // No half-written temporary file is left (the empty placeholders that protect settings files
     // while the sandbox runs are srt's, not the write's).
-    expect((await readdir(workspace)).filter(name => name !== 'doc.txt' && name.endsWith('.tmp'))).toEqual([]);
+    expect((await readdir(workspace)).filter(name => name !== 'doc.txt' && name.endsWith('.tmp'))).toEqual(
+      [],
+    );
     // The sandbox itself is fine, and the space is back.
     await session.writeTextFile({ path: 'doc.txt', content: 'new content' });
     expect(await readFile(join(workspace, 'doc.txt'), 'utf8')).toBe('new content');
