@@ -1,6 +1,9 @@
 // Helpers for the fence tests: real directories and real fenced processes, removed afterwards.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import tls from 'node:tls';
 
 import { launchFenced, type FenceSpec, type FencedProcess } from './launch-fenced.js';
 
@@ -45,4 +48,47 @@ export async function tempDir(
 }> {
   const path = await mkdtemp(join(parent, prefix));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/**
+ * A throwaway certificate authority and a certificate it signed for the given IP addresses, made with
+ * openssl in `directory`; trusted by this process until `untrust()`. srt's proxy checks the servers it
+ * connects to with Node's default trust, so a test HTTPS server behind it needs both.
+ */
+export function trustedTestCertificate(
+  directory: string,
+  addresses: readonly string[],
+  name = 'sandbox test CA',
+): { key: Buffer; cert: Buffer; untrust(): void } {
+  mkdirSync(directory, { recursive: true });
+  const names = addresses.map(address => `IP:${address}`).join(',');
+  writeFileSync(join(directory, 'leaf.ext'), `subjectAltName=${names}\nbasicConstraints=CA:FALSE\n`);
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: directory, stdio: 'ignore' });
+  const key = (file: string) => ['-newkey', 'rsa:2048', '-nodes', '-keyout', file];
+  ssl('req', '-x509', ...key('ca.key'), '-out', 'ca.crt', '-days', '1', '-subj', `/CN=${name}`);
+  ssl('req', ...key('leaf.key'), '-out', 'leaf.csr', '-subj', `/CN=${addresses[0]}`);
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'leaf.crt',
+    '-days',
+    '1',
+    '-extfile',
+    'leaf.ext',
+  );
+  const defaults = tls.getCACertificates('default');
+  tls.setDefaultCACertificates([...defaults, readFileSync(join(directory, 'ca.crt'), 'utf8')]);
+  return {
+    key: readFileSync(join(directory, 'leaf.key')),
+    cert: readFileSync(join(directory, 'leaf.crt')),
+    untrust: () => tls.setDefaultCACertificates(defaults),
+  };
 }

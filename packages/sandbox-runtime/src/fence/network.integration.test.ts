@@ -1,16 +1,13 @@
 // Real srt proxy: per-sandbox allow lists and the placeholder → real value swap. The only host
 // reachable from this machine is registry.npmjs.org; credentials go to a loopback HTTPS server.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import * as tls from 'node:tls';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { collect, runFenced, tempDir } from './fence-test-support.js';
+import { collect, runFenced, tempDir, trustedTestCertificate } from './fence-test-support.js';
 import { launchFenced } from './launch-fenced.js';
 import { ensureLayout, sandboxLayout } from './layout.js';
 import { srtRuntime } from './srt-runtime.js';
@@ -86,79 +83,27 @@ describe('credential brokering', () => {
   let server: Server;
   let port: number;
   const received: { header: string | undefined; body: string }[] = [];
-  let defaultCAs: string[];
+  let untrust: () => void;
 
   beforeAll(async () => {
-    // A CA and a certificate for 127.0.0.1 signed by it. srt's proxy checks the upstream with
-    // Node's default trust, so this process trusts the test CA on top of its own.
-    const dir = join(root.path, 'tls');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n');
-    const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    ssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=fence test CA',
-    );
-    ssl(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'leaf.key',
-      '-out',
-      'leaf.csr',
-      '-subj',
-      '/CN=127.0.0.1',
-    );
-    ssl(
-      'x509',
-      '-req',
-      '-in',
-      'leaf.csr',
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'leaf.crt',
-      '-days',
-      '1',
-      '-extfile',
-      'leaf.ext',
-    );
-    defaultCAs = tls.getCACertificates('default');
-    tls.setDefaultCACertificates([...defaultCAs, readFileSync(join(dir, 'ca.crt'), 'utf8')]);
-    server = createServer(
-      { key: readFileSync(join(dir, 'leaf.key')), cert: readFileSync(join(dir, 'leaf.crt')) },
-      (req, res) => {
-        let body = '';
-        req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        req.on('end', () => {
-          received.push({ header: req.headers['x-api-key'] as string | undefined, body });
-          // Never echo: the sandbox must not learn the real value from the response either.
-          res.end('ok');
-        });
-      },
-    );
+    // srt's proxy checks the upstream with Node's default trust: this process trusts a test CA.
+    const certificate = trustedTestCertificate(join(root.path, 'tls'), ['127.0.0.1'], 'fence test CA');
+    untrust = certificate.untrust;
+    server = createServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        received.push({ header: req.headers['x-api-key'] as string | undefined, body });
+        // Never echo: the sandbox must not learn the real value from the response either.
+        res.end('ok');
+      });
+    });
     await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });
 
   afterAll(async () => {
-    tls.setDefaultCACertificates(defaultCAs);
+    untrust();
     await new Promise(resolve => server.close(resolve));
   });
 

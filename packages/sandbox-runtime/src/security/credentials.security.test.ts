@@ -2,24 +2,23 @@
 // it in on the way to the credential's host only. The agent looks for the real value everywhere it
 // can, and sends the placeholder wherever it can.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
-import * as tls from 'node:tls';
 
 import { afterAll, beforeAll, expect } from 'vitest';
 
 import type { SrtNetworkSandboxSession } from '../sandbox/srt-view.js';
 import { securityCategory } from './record.js';
+import { trustedTestCertificate } from '../fence/fence-test-support.js';
 import { brief, marker, SandboxPool, scratchDirectory } from './support.js';
 
 const { attack } = securityCategory('credentials');
 
 let scratch: Awaited<ReturnType<typeof scratchDirectory>>;
 let pool: SandboxPool;
-let defaultCAs: string[];
+let untrust: () => void;
 const servers: Server[] = [];
 /** What each server received: its name, the x-api-key header, the body. */
 const received: Array<{ server: string; header: string | undefined; body: string }> = [];
@@ -49,57 +48,9 @@ beforeAll(async () => {
   scratch = await scratchDirectory('credentials');
   pool = new SandboxPool(join(scratch.path, 'sandboxes'));
   // A test CA the host trusts (srt's proxy checks upstreams with Node's default trust).
-  const dir = join(scratch.path, 'tls');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\n');
-  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.crt',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=security CA',
-  );
-  ssl(
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'leaf.key',
-    '-out',
-    'leaf.csr',
-    '-subj',
-    '/CN=127.0.0.1',
-  );
-  ssl(
-    'x509',
-    '-req',
-    '-in',
-    'leaf.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'leaf.crt',
-    '-days',
-    '1',
-    '-extfile',
-    'leaf.ext',
-  );
-  defaultCAs = tls.getCACertificates('default');
-  tls.setDefaultCACertificates([...defaultCAs, readFileSync(join(dir, 'ca.crt'), 'utf8')]);
-  const certificate = { key: readFileSync(join(dir, 'leaf.key')), cert: readFileSync(join(dir, 'leaf.crt')) };
+  const trusted = trustedTestCertificate(join(scratch.path, 'tls'), ['127.0.0.1', '::1'], 'security CA');
+  untrust = trusted.untrust;
+  const certificate = { key: trusted.key, cert: trusted.cert };
   credentialPort = await listen(createHttpsServer(certificate, recorder('credential-host')));
   otherPort = await listen(createHttpsServer(certificate, recorder('other-port')));
   otherNamePort = await listen(createHttpsServer(certificate, recorder('other-https-host')), '::1');
@@ -108,7 +59,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool.destroyAll();
-  tls.setDefaultCACertificates(defaultCAs);
+  untrust();
   await Promise.all(servers.map(server => new Promise(resolve => server.close(resolve))));
   await scratch.remove();
 });
