@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 
 import { SandboxOptionsError } from '@internal/sandbox-core';
@@ -64,9 +65,8 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
   spec.signal?.throwIfAborted();
   const runtime = spec.srt ?? srtRuntime();
   await runtime.ensure(spec.runtime);
-  const config = protectWorkspace(
-    buildFenceConfig(spec, hostView(realpathSync(spec.nodePath ?? process.execPath))),
-  );
+  const host = hostView(realpathSync(spec.nodePath ?? process.execPath));
+  const config = protectWorkspace(buildFenceConfig(spec, host));
   const { layout } = spec;
   await ensureLayout(layout);
   await removePlantedLinks(layout);
@@ -96,9 +96,16 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
   let tmpdir = layout.tmp;
   let stubs: string[] = [];
   if (process.platform === 'linux') {
-    // What the sandbox reads through the root bind but does not write (its supervisor, read-only
-    // workspaces) would vanish behind the private /tmp when it lives under the host's /tmp.
-    const readOnly = [layout.supervisorDir, ...(spec.readOnlyWorkspaces ?? []), ...(spec.allowRead ?? [])];
+    // What the sandbox reads through the root bind but does not write would vanish behind the
+    // private /tmp when it lives under the host's /tmp: its supervisor, read-only workspaces, and the
+    // programs it runs from the host, node and srt's seccomp helper (a checkout or an npx cache in /tmp).
+    const readOnly = [
+      layout.supervisorDir,
+      ...(spec.readOnlyWorkspaces ?? []),
+      ...(spec.allowRead ?? []),
+      dirname(dirname(host.nodePath)),
+      srtPackageRoot(),
+    ];
     const edit = privatizeTmp(wrapped, layout.tmp, [...runtime.keepPaths(), ...readOnly]);
     if (edit === undefined) {
       runtime.manager.cleanupAfterCommand();
@@ -156,6 +163,12 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
       }
     },
   };
+}
+
+/** srt's own package directory (its vendored seccomp helper runs inside the sandbox), real path. */
+function srtPackageRoot(): string {
+  const entry = realpathSync(createRequire(import.meta.url).resolve('@anthropic-ai/sandbox-runtime'));
+  return dirname(dirname(entry)); // <root>/dist/index.js
 }
 
 /** Removes the empty mount points bwrap made in the sandbox's tmp directory, and their empty parents. */
