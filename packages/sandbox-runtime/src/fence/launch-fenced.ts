@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { basename, dirname, isAbsolute } from 'node:path';
 
 import { SandboxOptionsError } from '@internal/sandbox-core';
 import { SrtError } from '../srt-error.js';
@@ -105,7 +105,8 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
       ...(spec.allowRead ?? []),
       dirname(dirname(host.nodePath)),
       srtPackageRoot(),
-    ];
+      ...toolDirectories(process.env.PATH),
+    ].filter(path => !layout.sandboxDir.startsWith(`${path}/`));
     const edit = privatizeTmp(wrapped, layout.tmp, [...runtime.keepPaths(), ...readOnly]);
     if (edit === undefined) {
       runtime.manager.cleanupAfterCommand();
@@ -163,6 +164,25 @@ export async function launchFenced(spec: FenceSpec, argv: readonly string[]): Pr
       }
     },
   };
+}
+
+/**
+ * The PATH's directories, for the tools the sandbox runs from the host (pnpm, say). For a
+ * node_modules/.bin, the whole node_modules: its entries are links into the packages beside it.
+ */
+function toolDirectories(path: string | undefined): string[] {
+  const directories: string[] = [];
+  for (const entry of (path ?? '').split(':')) {
+    if (!isAbsolute(entry) || entry === '/tmp') continue;
+    const directory = basename(entry) === '.bin' ? dirname(entry) : entry;
+    directories.push(directory);
+    try {
+      directories.push(realpathSync(directory));
+    } catch {
+      // not there: nothing to keep
+    }
+  }
+  return directories;
 }
 
 /** srt's own package directory (its vendored seccomp helper runs inside the sandbox), real path. */
