@@ -1,26 +1,22 @@
 import { describe, expect, it } from 'vitest';
 
-import { workspaceProtections } from './workspace-protections.js';
+import { WORKSPACE_SETTINGS, workspaceProtections } from './workspace-protections.js';
 
-const SETTINGS = [
-  '.gitconfig',
-  '.gitmodules',
-  '.bashrc',
-  '.bash_profile',
-  '.zshrc',
-  '.zprofile',
-  '.profile',
-  '.ripgreprc',
-  '.mcp.json',
-  '.vscode',
-  '.idea',
-  '.claude/commands',
-  '.claude/agents',
-  '.claude/settings.json',
-  '.claude/settings.local.json',
-].map(name => `/ws/${name}`);
+const SETTINGS = WORKSPACE_SETTINGS.map(name => `/ws/${name}`);
 
 describe('workspaceProtections', () => {
+  it("covers the settings host tools act on, srt's and Claude Code's", () => {
+    expect(WORKSPACE_SETTINGS).toEqual(
+      expect.arrayContaining([
+        '.bashrc',
+        '.vscode',
+        '.mcp.json',
+        '.claude/settings.json',
+        '.claude/settings.local.json',
+      ]),
+    );
+  });
+
   it("protects a repository's hooks and config, and every settings file, present or not", () => {
     const present: Record<string, 'file' | 'directory'> = { '/ws/.git': 'directory', '/ws/.bashrc': 'file' };
     expect(workspaceProtections('/ws', path => present[path])).toEqual([

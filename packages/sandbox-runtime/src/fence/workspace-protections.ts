@@ -12,7 +12,7 @@ import type { FenceConfig } from './srt-config.js';
  *     is a file (a worktree's pointer to its repository);
  *   - the shell, git and editor settings srt names, whether they exist or not (see below).
  */
-const SETTINGS = [
+export const WORKSPACE_SETTINGS = [
   '.gitconfig',
   '.gitmodules',
   '.bashrc',
@@ -52,7 +52,7 @@ export function workspaceProtections(workspace: string, kind: (path: string) => 
   // Missing ones too, as srt does around its own working directory: it stands an empty
   // placeholder there while the sandbox runs (removed when it stops), so that the agent cannot create
   // a settings file a host tool would later read and act on.
-  for (const name of SETTINGS) paths.push(join(workspace, name));
+  for (const name of WORKSPACE_SETTINGS) paths.push(join(workspace, name));
   return paths;
 }
 
