@@ -6,7 +6,7 @@
  */
 import type { Experimental_SandboxProcess, Experimental_SandboxSession } from '@ai-sdk/provider-utils';
 import { extractLines } from '@ai-sdk/provider-utils';
-import { SandboxCommandError, SandboxError, SandboxFileError, SandboxOptionsError } from '../errors.js';
+import { SandboxCommandError, SandboxFileError, SandboxOptionsError } from '../errors.js';
 import { RemoteError } from '../link/remote-error.js';
 import type { LinkedProcess, SupervisorLink } from '../link/supervisor-link.js';
 import { assertCommand, assertEnvironment, assertPath } from './input-checks.js';
@@ -263,6 +263,5 @@ function commandError(error: unknown, workingDirectory: string | undefined): unk
       error.code,
     );
   }
-  if (error instanceof SandboxError) return error;
   return error;
 }
